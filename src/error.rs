@@ -1,0 +1,190 @@
+//! The crate's one error type.
+
+use crate::{Bitness, HeaderType, Layout, MarkerFlags};
+
+/// Everything that can go wrong when decoding or encoding; each variant says what was expected
+/// and what was found.
+///
+/// `Copy`, allocation-free, and `#[non_exhaustive]`: later versions may add variants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum Error {
+    /// The input holds fewer bytes than the struct needs.
+    Truncated {
+        /// The struct being decoded.
+        layout: Layout,
+        /// Bytes the struct needs.
+        needed: usize,
+        /// Bytes the input held.
+        found: usize,
+    },
+    /// The output slice is shorter than the encoded struct; nothing was written.
+    OutputTooSmall {
+        /// The struct being encoded.
+        layout: Layout,
+        /// Bytes the encoding needs.
+        needed: usize,
+        /// Bytes the output had room for.
+        found: usize,
+    },
+    /// The `MarkerFlags` byte lacks `TRACE_HEADER_FLAG | TRACE_HEADER_EVENT_TRACE` (0xC0), so the
+    /// bytes are not a trace header (a `WNODE_HEADER`, fill, or garbage).
+    NotATraceHeader {
+        /// The struct being decoded.
+        layout: Layout,
+        /// The marker flags found at offset 0x03.
+        found: MarkerFlags,
+    },
+    /// The `HeaderType` byte names a different kind of header than the struct being decoded.
+    WrongHeaderType {
+        /// The struct being decoded.
+        layout: Layout,
+        /// The 32-bit header type this struct is written with (the 64-bit one is also accepted).
+        expected_32: HeaderType,
+        /// The 64-bit header type this struct is written with.
+        expected_64: HeaderType,
+        /// The header type found at offset 0x02.
+        found: HeaderType,
+    },
+    /// `Size` is smaller than the fixed header it is supposed to include.
+    SizeBelowHeader {
+        /// The struct being decoded.
+        layout: Layout,
+        /// The fixed header length `Size` must at least cover.
+        header_len: usize,
+        /// The `Size` found.
+        size: u16,
+    },
+    /// `Size` claims more bytes than the input holds.
+    SizeBeyondInput {
+        /// The struct being decoded.
+        layout: Layout,
+        /// The `Size` found.
+        size: u16,
+        /// Bytes present from the start of the header.
+        available: usize,
+    },
+    /// A pointer value does not fit the layout's pointer width.
+    PointerTooWide {
+        /// The struct whose pointer member was being set.
+        layout: Layout,
+        /// The layout's pointer width.
+        bitness: Bitness,
+        /// The value that did not fit.
+        value: u64,
+    },
+    /// GUID text is not `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`, optionally in braces.
+    InvalidGuidText {
+        /// Byte position in the text where the problem is (the text's length when it is too short).
+        at: usize,
+        /// What was expected there.
+        expected: GuidTextExpectation,
+        /// The byte found there, `None` past the end of the text.
+        found: Option<u8>,
+    },
+}
+
+/// What a GUID parser expected at the position it reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum GuidTextExpectation {
+    /// A hexadecimal digit, either case.
+    HexDigit,
+    /// A `-` between groups.
+    Hyphen,
+    /// The closing `}` of a braced GUID.
+    ClosingBrace,
+    /// The end of the text.
+    End,
+}
+
+impl core::fmt::Display for GuidTextExpectation {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            Self::HexDigit => "a hex digit",
+            Self::Hyphen => "'-'",
+            Self::ClosingBrace => "'}'",
+            Self::End => "the end of the text",
+        })
+    }
+}
+
+impl core::fmt::Display for Error {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match *self {
+            Self::Truncated {
+                layout,
+                needed,
+                found,
+            } => write!(f, "{layout} needs {needed} bytes, found {found}"),
+            Self::OutputTooSmall {
+                layout,
+                needed,
+                found,
+            } => write!(
+                f,
+                "encoding {layout} needs {needed} bytes of output, found room for {found}"
+            ),
+            Self::NotATraceHeader { layout, found } => write!(
+                f,
+                "{layout}: expected marker flags with TRACE_HEADER_FLAG|TRACE_HEADER_EVENT_TRACE (0xc0) \
+                 at offset 0x03, found {:#04x}",
+                found.0
+            ),
+            Self::WrongHeaderType {
+                layout,
+                expected_32,
+                expected_64,
+                found,
+            } => {
+                write!(f, "{layout}: expected header type {expected_32:?} or {expected_64:?} at offset 0x02, found {found:?}")
+            }
+            Self::SizeBelowHeader {
+                layout,
+                header_len,
+                size,
+            } => write!(
+                f,
+                "{layout}: Size must cover the {header_len}-byte header, found Size {size}"
+            ),
+            Self::SizeBeyondInput {
+                layout,
+                size,
+                available,
+            } => write!(
+                f,
+                "{layout}: Size {size} is larger than the {available} bytes present"
+            ),
+            Self::PointerTooWide {
+                layout,
+                bitness,
+                value,
+            } => write!(
+                f,
+                "{layout}: a {bitness} pointer holds at most {:#x}, found {value:#x}",
+                bitness.max_pointer()
+            ),
+            Self::InvalidGuidText {
+                at,
+                expected,
+                found: Some(byte),
+            } => write!(
+                f,
+                "GUID text: expected {expected} at position {at}, found {:?}",
+                char::from(byte)
+            ),
+            Self::InvalidGuidText {
+                at,
+                expected,
+                found: None,
+            } => write!(
+                f,
+                "GUID text: expected {expected} at position {at}, found the end of the text"
+            ),
+        }
+    }
+}
+
+impl core::error::Error for Error {}

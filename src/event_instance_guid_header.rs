@@ -1,0 +1,121 @@
+//! `EVENT_INSTANCE_GUID_HEADER`: the 0x48-byte header of an instance event in a trace buffer,
+//! header types `INSTANCE32` and `INSTANCE64`.
+
+use crate::wire::{self, Field, Reader, Writer};
+use crate::{Error, EventTraceHeader, Guid, HeaderType, Layout};
+
+/// Byte offsets of the members after the embedded `EVENT_TRACE_HEADER` (ntwmi.h).
+pub(crate) mod offset {
+    use super::Field;
+
+    pub(crate) const HEADER: Field<0x30> = Field::at(0x00); //            EVENT_TRACE_HEADER members
+    pub(crate) const INSTANCE_ID: Field<4> = Field::at(0x30); //          ULONG InstanceId
+    pub(crate) const PARENT_INSTANCE_ID: Field<4> = Field::at(0x34); //   ULONG ParentInstanceId
+    pub(crate) const PARENT_GUID: Field<16> = Field::at(0x38); //         GUID ParentGuid
+    /// All of it, as the first 0x48 bytes of `EVENT_TRACE`.
+    pub(crate) const WHOLE: Field<0x48> = Field::at(0x00);
+}
+
+const _: () = assert!(offset::HEADER.end() == EventTraceHeader::LEN);
+const _: () = assert!(offset::HEADER.end() == offset::INSTANCE_ID.start());
+const _: () = assert!(offset::PARENT_GUID.end() == EventInstanceGuidHeader::LEN);
+const _: () = assert!(offset::WHOLE.end() == EventInstanceGuidHeader::LEN);
+
+/// `EVENT_INSTANCE_GUID_HEADER` (ntwmi.h; not in the public SDK), 0x48 bytes on both bitnesses:
+/// what `TraceEventInstance` writes into trace buffers and .etl files.
+///
+/// "It is basically EVENT_TRACE_HEADER + 2 Guids": the first 0x30 bytes are an
+/// [`EventTraceHeader`], and the whole is byte-identical to the first 0x48 bytes of the
+/// consumer's `EVENT_TRACE`.
+///
+/// | off | size | member | field |
+/// |---|---|---|---|
+/// | 0x00 | 0x30 | `Size` .. `ClientContext`+`Flags` | [`header`](Self::header) |
+/// | 0x30 | 4 | `InstanceId` | [`instance_id`](Self::instance_id) |
+/// | 0x34 | 4 | `ParentInstanceId` | [`parent_instance_id`](Self::parent_instance_id) |
+/// | 0x38 | 16 | `ParentGuid` | [`parent_guid`](Self::parent_guid) |
+///
+/// `HeaderType` 0x0B (`INSTANCE32`) means 32-bit event data follows, 0x15 (`INSTANCE64`) 64-bit.
+/// [`parse`](Self::parse) checks marker flags 0xC0, one of those two types, and a `Size` of at
+/// least 0x48.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct EventInstanceGuidHeader {
+    /// Bytes 0x00..0x30, laid out as `EVENT_TRACE_HEADER`; `header.guid` is the event's class GUID.
+    pub header: EventTraceHeader,
+    /// `InstanceId`: "labels this event, along with its Guid".
+    pub instance_id: u32,
+    /// `ParentInstanceId`: the `InstanceId` of the parent event, 0 without a parent.
+    pub parent_instance_id: u32,
+    /// `ParentGuid`: the class GUID of the parent event.
+    pub parent_guid: Guid,
+}
+
+impl EventInstanceGuidHeader {
+    /// Bytes in an `EVENT_INSTANCE_GUID_HEADER`.
+    pub const LEN: usize = 0x48;
+    /// The layout this type encodes.
+    pub const LAYOUT: Layout = Layout::EventInstanceGuidHeader;
+
+    /// Decodes any 0x48 bytes; nothing is checked and nothing is lost.
+    pub fn from_bytes(bytes: &[u8; Self::LEN]) -> Self {
+        let read = Reader::new(bytes);
+        Self {
+            header: EventTraceHeader::from_bytes(&read.bytes(offset::HEADER)),
+            instance_id: read.u32(offset::INSTANCE_ID),
+            parent_instance_id: read.u32(offset::PARENT_INSTANCE_ID),
+            parent_guid: read.guid(offset::PARENT_GUID),
+        }
+    }
+
+    /// Encodes every member; `from_bytes(&h.to_bytes()) == h` for every `h`.
+    pub fn to_bytes(&self) -> [u8; Self::LEN] {
+        let mut bytes = [0; Self::LEN];
+        let mut write = Writer::new(&mut bytes);
+        write.bytes(offset::HEADER, self.header.to_bytes());
+        write.u32(offset::INSTANCE_ID, self.instance_id);
+        write.u32(offset::PARENT_INSTANCE_ID, self.parent_instance_id);
+        write.guid(offset::PARENT_GUID, self.parent_guid);
+        bytes
+    }
+
+    /// Reads the header at the start of `input` as a trace buffer holds it, and returns it with
+    /// the bytes after the header.
+    ///
+    /// # Errors
+    /// [`Error::Truncated`] for fewer than 0x48 bytes; [`Error::NotATraceHeader`] without marker
+    /// flags 0xC0; [`Error::WrongHeaderType`] for a type other than `INSTANCE32`/`INSTANCE64`;
+    /// [`Error::SizeBelowHeader`] for a `Size` under 0x48.
+    pub fn parse(input: &[u8]) -> Result<(Self, &[u8]), Error> {
+        let (bytes, rest) = wire::split_prefix::<{ Self::LEN }>(Self::LAYOUT, input)?;
+        let header = Self::from_bytes(bytes);
+        wire::check_event_header(
+            Self::LAYOUT,
+            header.header.marker_flags,
+            header.header.header_type,
+            [HeaderType::INSTANCE32, HeaderType::INSTANCE64],
+            header.header.size,
+        )?;
+        Ok((header, rest))
+    }
+
+    /// Reads one whole event: the header as [`parse`](Self::parse) does, then `Size - 0x48` bytes
+    /// of event data. Returns the header, the data and the bytes after the event.
+    ///
+    /// # Errors
+    /// Those of [`parse`](Self::parse), and [`Error::SizeBeyondInput`] when `Size` runs past the
+    /// end of `input`.
+    pub fn parse_event(input: &[u8]) -> Result<(Self, &[u8], &[u8]), Error> {
+        let (header, _) = Self::parse(input)?;
+        let (data, rest) = wire::split_event(Self::LAYOUT, input, header.header.size)?;
+        Ok((header, data, rest))
+    }
+
+    /// Writes the header to the start of `out` and returns the rest of `out`.
+    ///
+    /// # Errors
+    /// [`Error::OutputTooSmall`] when `out` is shorter than 0x48 bytes; nothing is written then.
+    pub fn emit<'o>(&self, out: &'o mut [u8]) -> Result<&'o mut [u8], Error> {
+        wire::emit_prefix(Self::LAYOUT, self.to_bytes(), out)
+    }
+}

@@ -1,0 +1,135 @@
+//! `EVENT_INSTANCE_HEADER`: what a provider hands to `TraceEventInstance`.
+
+use crate::event_trace_header::offset as common;
+use crate::wire::{self, Field, Reader, Writer};
+use crate::{Class, Error, HeaderType, Layout, MarkerFlags, TimesOrFlags};
+
+/// Byte offsets of the members after the part shared with `EVENT_TRACE_HEADER`.
+mod offset {
+    use super::Field;
+
+    pub(super) const REG_HANDLE: Field<8> = Field::at(0x18); //         ULONGLONG RegHandle
+    pub(super) const INSTANCE_ID: Field<4> = Field::at(0x20); //        ULONG InstanceId
+    pub(super) const PARENT_INSTANCE_ID: Field<4> = Field::at(0x24); // ULONG ParentInstanceId
+    pub(super) const PROCESSOR_TIME: Field<8> = Field::at(0x28); //     KernelTime+UserTime | ProcessorTime | EventId+Flags
+    pub(super) const PARENT_REG_HANDLE: Field<8> = Field::at(0x30); //  ULONGLONG ParentRegHandle
+}
+
+const _: () = assert!(common::TIME_STAMP.end() == offset::REG_HANDLE.start());
+const _: () = assert!(offset::PARENT_REG_HANDLE.end() == EventInstanceHeader::LEN);
+
+/// `EVENT_INSTANCE_HEADER` (evntrace.h), 0x38 bytes, the same for 32- and 64-bit code.
+///
+/// | off | size | member | field |
+/// |---|---|---|---|
+/// | 0x00 | 2 | `Size` | [`size`](Self::size) |
+/// | 0x02 | 1 | `HeaderType` | [`header_type`](Self::header_type) |
+/// | 0x03 | 1 | `MarkerFlags` | [`marker_flags`](Self::marker_flags) |
+/// | 0x04 | 4 | `Version` \| `Class` | [`class`](Self::class) |
+/// | 0x08 | 4 | `ThreadId` | [`thread_id`](Self::thread_id) |
+/// | 0x0C | 4 | `ProcessId` | [`process_id`](Self::process_id) |
+/// | 0x10 | 8 | `TimeStamp` | [`timestamp`](Self::timestamp) |
+/// | 0x18 | 8 | `RegHandle` | [`reg_handle`](Self::reg_handle) |
+/// | 0x20 | 4 | `InstanceId` | [`instance_id`](Self::instance_id) |
+/// | 0x24 | 4 | `ParentInstanceId` | [`parent_instance_id`](Self::parent_instance_id) |
+/// | 0x28 | 8 | `KernelTime`+`UserTime` \| `ProcessorTime` \| `EventId`+`Flags` | [`times`](Self::times) |
+/// | 0x30 | 8 | `ParentRegHandle` | [`parent_reg_handle`](Self::parent_reg_handle) |
+///
+/// This is provider-side input, never found in trace buffers (there the event carries an
+/// [`EventInstanceGuidHeader`](crate::EventInstanceGuidHeader)), so [`parse`](Self::parse) checks
+/// only the length: `HeaderType` and `MarkerFlags` are "Reserved", and `Size` and `Flags` are
+/// `TraceEventInstance`'s to check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct EventInstanceHeader {
+    /// `Size`: "Total number of bytes of the event. Size must include the size of the
+    /// EVENT_INSTANCE_HEADER structure, plus the size of any event-specific data appended to
+    /// this structure. The size must be less than the size of the event tracing session's buffer
+    /// minus 72 (0x48)."
+    pub size: u16,
+    /// `HeaderType` ("Reserved").
+    pub header_type: HeaderType,
+    /// `MarkerFlags` ("Reserved").
+    pub marker_flags: MarkerFlags,
+    /// `Class` (the `Version` roll-up): event type, level and class version.
+    pub class: Class,
+    /// `ThreadId`, filled in on output.
+    pub thread_id: u32,
+    /// `ProcessId`, filled in on output.
+    pub process_id: u32,
+    /// `TimeStamp`, filled in on output (100 ns since 1601-01-01).
+    pub timestamp: i64,
+    /// `RegHandle`: "Handle to a registered event trace class", from `RegisterTraceGuids`.
+    pub reg_handle: u64,
+    /// `InstanceId`: "On output, contains the event trace instance identifier associated with RegHandle."
+    pub instance_id: u32,
+    /// `ParentInstanceId`: "On output, contains the event trace instance identifier associated
+    /// with ParentRegHandle."
+    pub parent_instance_id: u32,
+    /// `KernelTime`+`UserTime` | `ProcessorTime` | `EventId`+`Flags`.
+    pub times: TimesOrFlags,
+    /// `ParentRegHandle`: "Handle to a registered event trace class of a parent event."
+    pub parent_reg_handle: u64,
+}
+
+impl EventInstanceHeader {
+    /// Bytes in an `EVENT_INSTANCE_HEADER`.
+    pub const LEN: usize = 0x38;
+    /// The layout this type encodes.
+    pub const LAYOUT: Layout = Layout::EventInstanceHeader;
+
+    /// Decodes any 0x38 bytes; nothing is checked and nothing is lost.
+    pub fn from_bytes(bytes: &[u8; Self::LEN]) -> Self {
+        let read = Reader::new(bytes);
+        Self {
+            size: read.u16(common::SIZE),
+            header_type: HeaderType(read.u8(common::HEADER_TYPE)),
+            marker_flags: MarkerFlags(read.u8(common::MARKER_FLAGS)),
+            class: Class::from_roll_up(read.u32(common::VERSION)),
+            thread_id: read.u32(common::THREAD_ID),
+            process_id: read.u32(common::PROCESS_ID),
+            timestamp: read.i64(common::TIME_STAMP),
+            reg_handle: read.u64(offset::REG_HANDLE),
+            instance_id: read.u32(offset::INSTANCE_ID),
+            parent_instance_id: read.u32(offset::PARENT_INSTANCE_ID),
+            times: TimesOrFlags(read.bytes(offset::PROCESSOR_TIME)),
+            parent_reg_handle: read.u64(offset::PARENT_REG_HANDLE),
+        }
+    }
+
+    /// Encodes every member; `from_bytes(&h.to_bytes()) == h` for every `h`.
+    pub fn to_bytes(&self) -> [u8; Self::LEN] {
+        let mut bytes = [0; Self::LEN];
+        let mut write = Writer::new(&mut bytes);
+        write.u16(common::SIZE, self.size);
+        write.u8(common::HEADER_TYPE, self.header_type.0);
+        write.u8(common::MARKER_FLAGS, self.marker_flags.0);
+        write.u32(common::VERSION, self.class.roll_up());
+        write.u32(common::THREAD_ID, self.thread_id);
+        write.u32(common::PROCESS_ID, self.process_id);
+        write.i64(common::TIME_STAMP, self.timestamp);
+        write.u64(offset::REG_HANDLE, self.reg_handle);
+        write.u32(offset::INSTANCE_ID, self.instance_id);
+        write.u32(offset::PARENT_INSTANCE_ID, self.parent_instance_id);
+        write.bytes(offset::PROCESSOR_TIME, self.times.0);
+        write.u64(offset::PARENT_REG_HANDLE, self.parent_reg_handle);
+        bytes
+    }
+
+    /// Decodes the first 0x38 bytes of `input` and returns the rest.
+    ///
+    /// # Errors
+    /// [`Error::Truncated`] for fewer than 0x38 bytes.
+    pub fn parse(input: &[u8]) -> Result<(Self, &[u8]), Error> {
+        let (bytes, rest) = wire::split_prefix::<{ Self::LEN }>(Self::LAYOUT, input)?;
+        Ok((Self::from_bytes(bytes), rest))
+    }
+
+    /// Writes the header to the start of `out` and returns the rest of `out`.
+    ///
+    /// # Errors
+    /// [`Error::OutputTooSmall`] when `out` is shorter than 0x38 bytes; nothing is written then.
+    pub fn emit<'o>(&self, out: &'o mut [u8]) -> Result<&'o mut [u8], Error> {
+        wire::emit_prefix(Self::LAYOUT, self.to_bytes(), out)
+    }
+}

@@ -1,0 +1,124 @@
+//! Which wire struct a value, a length or an error is about, and the pointer width a layout uses.
+
+/// The pointer width of the code that wrote a struct: a property of the data, never of the host.
+///
+/// Structs that hold a pointer or a `HANDLE` (`EVENT_TRACE.MofData`, `EVENT_INSTANCE_INFO.RegHandle`)
+/// have a 32-bit and a 64-bit layout; a trace says which one through its header types
+/// (`FULL_HEADER32` vs `FULL_HEADER64`, ...) or its logfile header's pointer size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Bitness {
+    /// 4-byte pointers (i686 and other 32-bit Windows ABIs).
+    Bits32,
+    /// 8-byte pointers (x86_64, arm64).
+    Bits64,
+}
+
+impl Bitness {
+    /// Bytes in a pointer or `HANDLE` of this width: 4 or 8.
+    pub const fn pointer_len(self) -> usize {
+        match self {
+            Self::Bits32 => 4,
+            Self::Bits64 => 8,
+        }
+    }
+
+    /// The largest pointer value this width can hold.
+    pub const fn max_pointer(self) -> u64 {
+        match self {
+            Self::Bits32 => 0xFFFF_FFFF,
+            Self::Bits64 => u64::MAX,
+        }
+    }
+}
+
+impl core::fmt::Display for Bitness {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            Self::Bits32 => "32-bit",
+            Self::Bits64 => "64-bit",
+        })
+    }
+}
+
+/// One of the fixed-layout wire structs this crate encodes, in one of its bitnesses.
+///
+/// Errors name the layout they are about, and generic code (tests, fuzzers, tools) can iterate
+/// over [`Layout::ALL`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum Layout {
+    /// `EVENT_TRACE_HEADER`, 0x30 bytes on both bitnesses.
+    EventTraceHeader,
+    /// `EVENT_INSTANCE_HEADER`, 0x38 bytes on both bitnesses.
+    EventInstanceHeader,
+    /// `EVENT_INSTANCE_GUID_HEADER`, 0x48 bytes on both bitnesses.
+    EventInstanceGuidHeader,
+    /// `EVENT_TRACE` as a 32-bit consumer sees it, 0x58 bytes.
+    EventTrace32,
+    /// `EVENT_TRACE` as a 64-bit consumer sees it, 0x58 bytes.
+    EventTrace64,
+    /// `EVENT_INSTANCE_INFO` with a 4-byte `RegHandle`, 8 bytes.
+    EventInstanceInfo32,
+    /// `EVENT_INSTANCE_INFO` with an 8-byte `RegHandle`, 16 bytes.
+    EventInstanceInfo64,
+    /// `MOF_FIELD`, 16 bytes on both bitnesses.
+    MofField,
+}
+
+impl Layout {
+    /// Every layout, in declaration order.
+    pub const ALL: [Self; 8] = [
+        Self::EventTraceHeader,
+        Self::EventInstanceHeader,
+        Self::EventInstanceGuidHeader,
+        Self::EventTrace32,
+        Self::EventTrace64,
+        Self::EventInstanceInfo32,
+        Self::EventInstanceInfo64,
+        Self::MofField,
+    ];
+
+    /// The struct's name in the Windows SDK headers, with its bitness where it has two layouts.
+    pub const fn sdk_name(self) -> &'static str {
+        match self {
+            Self::EventTraceHeader => "EVENT_TRACE_HEADER",
+            Self::EventInstanceHeader => "EVENT_INSTANCE_HEADER",
+            Self::EventInstanceGuidHeader => "EVENT_INSTANCE_GUID_HEADER",
+            Self::EventTrace32 => "EVENT_TRACE (32-bit)",
+            Self::EventTrace64 => "EVENT_TRACE (64-bit)",
+            Self::EventInstanceInfo32 => "EVENT_INSTANCE_INFO (32-bit)",
+            Self::EventInstanceInfo64 => "EVENT_INSTANCE_INFO (64-bit)",
+            Self::MofField => "MOF_FIELD",
+        }
+    }
+
+    /// The struct's length in bytes.
+    pub const fn byte_len(self) -> usize {
+        match self {
+            Self::EventTraceHeader => crate::EventTraceHeader::LEN,
+            Self::EventInstanceHeader => crate::EventInstanceHeader::LEN,
+            Self::EventInstanceGuidHeader => crate::EventInstanceGuidHeader::LEN,
+            Self::EventTrace32 | Self::EventTrace64 => crate::EventTrace::LEN,
+            Self::EventInstanceInfo32 => crate::EventInstanceInfo32::LEN,
+            Self::EventInstanceInfo64 => crate::EventInstanceInfo64::LEN,
+            Self::MofField => crate::MofField::LEN,
+        }
+    }
+
+    /// The bitness of a layout that has two, `None` for structs that are the same on both.
+    pub const fn bitness(self) -> Option<Bitness> {
+        match self {
+            Self::EventTrace32 | Self::EventInstanceInfo32 => Some(Bitness::Bits32),
+            Self::EventTrace64 | Self::EventInstanceInfo64 => Some(Bitness::Bits64),
+            _ => None,
+        }
+    }
+}
+
+impl core::fmt::Display for Layout {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.sdk_name())
+    }
+}

@@ -1,0 +1,80 @@
+//! `MOF_FIELD`: one piece of event data given by reference, for `WNODE_FLAG_USE_MOF_PTR` events.
+
+use crate::wire::{self, Field, Reader, Writer};
+use crate::{Error, Layout};
+
+/// Byte offsets of the members (evntrace.h); the same on both bitnesses.
+mod offset {
+    use super::Field;
+
+    pub(super) const DATA_PTR: Field<8> = Field::at(0x00); //  ULONG64 DataPtr
+    pub(super) const LENGTH: Field<4> = Field::at(0x08); //    ULONG Length
+    pub(super) const DATA_TYPE: Field<4> = Field::at(0x0C); // ULONG DataType
+}
+
+const _: () = assert!(offset::DATA_TYPE.end() == MofField::LEN);
+
+/// `MOF_FIELD` (evntrace.h), 16 bytes on both bitnesses.
+///
+/// | off | size | member | field |
+/// |---|---|---|---|
+/// | 0x00 | 8 | `DataPtr` | [`data_ptr`](Self::data_ptr) |
+/// | 0x08 | 4 | `Length` | [`length`](Self::length) |
+/// | 0x0C | 4 | `DataType` | [`data_type`](Self::data_type) |
+///
+/// With `WNODE_FLAG_USE_MOF_PTR`, the event data after the header is an array of at most
+/// [`MAX_MOF_FIELDS`](crate::MAX_MOF_FIELDS) of these, each naming a piece of data to gather.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct MofField {
+    /// `DataPtr`: the address of the data (a `ULONG64` on both bitnesses).
+    pub data_ptr: u64,
+    /// `Length`: bytes of data at `DataPtr`.
+    pub length: u32,
+    /// `DataType`: reserved for the provider.
+    pub data_type: u32,
+}
+
+impl MofField {
+    /// Bytes in a `MOF_FIELD`.
+    pub const LEN: usize = 16;
+    /// The layout this type encodes.
+    pub const LAYOUT: Layout = Layout::MofField;
+
+    /// Decodes any 16 bytes; nothing is checked and nothing is lost.
+    pub fn from_bytes(bytes: &[u8; Self::LEN]) -> Self {
+        let read = Reader::new(bytes);
+        Self {
+            data_ptr: read.u64(offset::DATA_PTR),
+            length: read.u32(offset::LENGTH),
+            data_type: read.u32(offset::DATA_TYPE),
+        }
+    }
+
+    /// Encodes every member; `from_bytes(&f.to_bytes()) == f` for every `f`.
+    pub fn to_bytes(&self) -> [u8; Self::LEN] {
+        let mut bytes = [0; Self::LEN];
+        let mut write = Writer::new(&mut bytes);
+        write.u64(offset::DATA_PTR, self.data_ptr);
+        write.u32(offset::LENGTH, self.length);
+        write.u32(offset::DATA_TYPE, self.data_type);
+        bytes
+    }
+
+    /// Decodes the first 16 bytes of `input` and returns the rest.
+    ///
+    /// # Errors
+    /// [`Error::Truncated`] for fewer than 16 bytes.
+    pub fn parse(input: &[u8]) -> Result<(Self, &[u8]), Error> {
+        let (bytes, rest) = wire::split_prefix::<{ Self::LEN }>(Self::LAYOUT, input)?;
+        Ok((Self::from_bytes(bytes), rest))
+    }
+
+    /// Writes the struct to the start of `out` and returns the rest of `out`.
+    ///
+    /// # Errors
+    /// [`Error::OutputTooSmall`] when `out` is shorter than 16 bytes; nothing is written then.
+    pub fn emit<'o>(&self, out: &'o mut [u8]) -> Result<&'o mut [u8], Error> {
+        wire::emit_prefix(Self::LAYOUT, self.to_bytes(), out)
+    }
+}

@@ -1,0 +1,216 @@
+//! The one mechanism every wire struct is built on: named fields at fixed offsets, read and
+//! written little-endian through `byteorder`, and the length checks shared by `parse` and `emit`.
+//!
+//! Each struct file holds a private `offset` table of [`Field`]s named after the SDK members, and
+//! a compile-time assertion that the table ends exactly at the struct's length. The accessors
+//! here take the struct's whole `[u8; LEN]` array, so a field can never lie outside the bytes it
+//! reads; the fallbacks below exist only to keep the code free of panicking operations and are
+//! removed by the optimiser.
+
+use byteorder::{ByteOrder, LittleEndian};
+
+use crate::{Error, Guid, HeaderType, Layout, MarkerFlags};
+
+/// A member of a fixed-layout struct: its byte offset, and in the type, its width `N`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Field<const N: usize> {
+    offset: usize,
+}
+
+impl<const N: usize> Field<N> {
+    /// The member that starts at `offset`.
+    pub(crate) const fn at(offset: usize) -> Self {
+        Self { offset }
+    }
+
+    /// The offset of the member's first byte.
+    pub(crate) const fn start(self) -> usize {
+        self.offset
+    }
+
+    /// The offset of the first byte after the member (for the layout assertions).
+    pub(crate) const fn end(self) -> usize {
+        self.offset.saturating_add(N)
+    }
+}
+
+/// Reads the fields of one struct's bytes.
+pub(crate) struct Reader<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    pub(crate) const fn new<const LEN: usize>(bytes: &'a [u8; LEN]) -> Self {
+        Self { bytes }
+    }
+
+    pub(crate) fn bytes<const N: usize>(&self, field: Field<N>) -> [u8; N] {
+        self.bytes
+            .get(field.offset..)
+            .and_then(|tail| tail.first_chunk::<N>())
+            .copied()
+            .unwrap_or([0; N])
+    }
+
+    pub(crate) fn u8(&self, field: Field<1>) -> u8 {
+        let [byte] = self.bytes(field);
+        byte
+    }
+
+    pub(crate) fn u16(&self, field: Field<2>) -> u16 {
+        LittleEndian::read_u16(&self.bytes(field))
+    }
+
+    pub(crate) fn u32(&self, field: Field<4>) -> u32 {
+        LittleEndian::read_u32(&self.bytes(field))
+    }
+
+    pub(crate) fn u64(&self, field: Field<8>) -> u64 {
+        LittleEndian::read_u64(&self.bytes(field))
+    }
+
+    pub(crate) fn i64(&self, field: Field<8>) -> i64 {
+        LittleEndian::read_i64(&self.bytes(field))
+    }
+
+    pub(crate) fn guid(&self, field: Field<16>) -> Guid {
+        Guid::from_bytes_le(self.bytes(field))
+    }
+}
+
+/// Writes the fields of one struct's bytes.
+pub(crate) struct Writer<'a> {
+    bytes: &'a mut [u8],
+}
+
+impl<'a> Writer<'a> {
+    pub(crate) fn new<const LEN: usize>(bytes: &'a mut [u8; LEN]) -> Self {
+        Self { bytes }
+    }
+
+    pub(crate) fn bytes<const N: usize>(&mut self, field: Field<N>, value: [u8; N]) {
+        if let Some(slot) = self
+            .bytes
+            .get_mut(field.offset..)
+            .and_then(|tail| tail.first_chunk_mut::<N>())
+        {
+            *slot = value;
+        }
+    }
+
+    pub(crate) fn u8(&mut self, field: Field<1>, value: u8) {
+        self.bytes(field, [value]);
+    }
+
+    pub(crate) fn u16(&mut self, field: Field<2>, value: u16) {
+        let mut raw = [0; 2];
+        LittleEndian::write_u16(&mut raw, value);
+        self.bytes(field, raw);
+    }
+
+    pub(crate) fn u32(&mut self, field: Field<4>, value: u32) {
+        let mut raw = [0; 4];
+        LittleEndian::write_u32(&mut raw, value);
+        self.bytes(field, raw);
+    }
+
+    pub(crate) fn u64(&mut self, field: Field<8>, value: u64) {
+        let mut raw = [0; 8];
+        LittleEndian::write_u64(&mut raw, value);
+        self.bytes(field, raw);
+    }
+
+    pub(crate) fn i64(&mut self, field: Field<8>, value: i64) {
+        let mut raw = [0; 8];
+        LittleEndian::write_i64(&mut raw, value);
+        self.bytes(field, raw);
+    }
+
+    pub(crate) fn guid(&mut self, field: Field<16>, value: Guid) {
+        self.bytes(field, value.to_bytes_le());
+    }
+}
+
+/// Splits the first `LEN` bytes off `input` for `layout`, or says how many were missing.
+pub(crate) fn split_prefix<const LEN: usize>(
+    layout: Layout,
+    input: &[u8],
+) -> Result<(&[u8; LEN], &[u8]), Error> {
+    input.split_first_chunk::<LEN>().ok_or(Error::Truncated {
+        layout,
+        needed: LEN,
+        found: input.len(),
+    })
+}
+
+/// Copies `encoded` to the front of `out` and returns the rest of `out`; writes nothing when
+/// `out` is too small.
+pub(crate) fn emit_prefix<const LEN: usize>(
+    layout: Layout,
+    encoded: [u8; LEN],
+    out: &mut [u8],
+) -> Result<&mut [u8], Error> {
+    let found = out.len();
+    let (slot, rest) = out
+        .split_first_chunk_mut::<LEN>()
+        .ok_or(Error::OutputTooSmall {
+            layout,
+            needed: LEN,
+            found,
+        })?;
+    *slot = encoded;
+    Ok(rest)
+}
+
+/// The checks `parse` makes on a header read from a trace buffer: marker flags 0xC0, one of the
+/// two header types the struct is written with, and a `Size` that covers the fixed header.
+pub(crate) fn check_event_header(
+    layout: Layout,
+    marker_flags: MarkerFlags,
+    header_type: HeaderType,
+    [expected_32, expected_64]: [HeaderType; 2],
+    size: u16,
+) -> Result<(), Error> {
+    if !marker_flags.is_event_trace_header() {
+        return Err(Error::NotATraceHeader {
+            layout,
+            found: marker_flags,
+        });
+    }
+    if header_type != expected_32 && header_type != expected_64 {
+        return Err(Error::WrongHeaderType {
+            layout,
+            expected_32,
+            expected_64,
+            found: header_type,
+        });
+    }
+    let header_len = layout.byte_len();
+    if usize::from(size) < header_len {
+        return Err(Error::SizeBelowHeader {
+            layout,
+            header_len,
+            size,
+        });
+    }
+    Ok(())
+}
+
+/// Splits an event of `size` bytes (whose header has already been checked to fit in `size`) off
+/// the front of `input`: returns its data after the fixed header, and the bytes after the event.
+pub(crate) fn split_event(
+    layout: Layout,
+    input: &[u8],
+    size: u16,
+) -> Result<(&[u8], &[u8]), Error> {
+    let (event, rest) =
+        input
+            .split_at_checked(usize::from(size))
+            .ok_or(Error::SizeBeyondInput {
+                layout,
+                size,
+                available: input.len(),
+            })?;
+    let data = event.get(layout.byte_len()..).unwrap_or_default();
+    Ok((data, rest))
+}
