@@ -1,0 +1,577 @@
+//! The JSON form of every layout: SDK member names in snake_case, unions flattened.
+//!
+//! Decoding writes every view of every union; encoding takes exactly one view per union, treats
+//! missing keys as zero and rejects unknown keys, conflicting views, out-of-range numbers and
+//! malformed GUIDs with a message naming the key. Shared by `etwdump` and the golden-vector tests.
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use etw_classic::{
+    Bitness, BufferContext, Class, EventInstanceGuidHeader, EventInstanceHeader,
+    EventInstanceInfo32, EventInstanceInfo64, EventTrace32, EventTrace64, EventTraceHeader,
+    EventType, Guid, GuidOrPtr, HeaderType, Level, MarkerFlags, MofField, TimesOrFlags, WnodeFlags,
+};
+use serde_json::{json, Map, Value};
+
+/// The layouts the tool knows, by their command-line names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CliLayout {
+    TraceHeader,
+    InstanceHeader,
+    InstanceGuidHeader,
+    EventTrace32,
+    EventTrace64,
+    InstanceInfo32,
+    InstanceInfo64,
+    MofField,
+}
+
+impl CliLayout {
+    pub const ALL: [Self; 8] = [
+        Self::TraceHeader,
+        Self::InstanceHeader,
+        Self::InstanceGuidHeader,
+        Self::EventTrace32,
+        Self::EventTrace64,
+        Self::InstanceInfo32,
+        Self::InstanceInfo64,
+        Self::MofField,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::TraceHeader => "trace-header",
+            Self::InstanceHeader => "instance-header",
+            Self::InstanceGuidHeader => "instance-guid-header",
+            Self::EventTrace32 => "event-trace32",
+            Self::EventTrace64 => "event-trace64",
+            Self::InstanceInfo32 => "instance-info32",
+            Self::InstanceInfo64 => "instance-info64",
+            Self::MofField => "mof-field",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|layout| layout.name() == name)
+    }
+
+    /// The struct's length in bytes.
+    pub fn len(self) -> usize {
+        match self {
+            Self::TraceHeader => EventTraceHeader::LEN,
+            Self::InstanceHeader => EventInstanceHeader::LEN,
+            Self::InstanceGuidHeader => EventInstanceGuidHeader::LEN,
+            Self::EventTrace32 => EventTrace32::LEN,
+            Self::EventTrace64 => EventTrace64::LEN,
+            Self::InstanceInfo32 => EventInstanceInfo32::LEN,
+            Self::InstanceInfo64 => EventInstanceInfo64::LEN,
+            Self::MofField => MofField::LEN,
+        }
+    }
+}
+
+/// A problem with the JSON given to [`encode`], naming the key it is about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldError(pub String);
+
+impl fmt::Display for FieldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for FieldError {}
+
+fn fail<T>(message: impl Into<String>) -> Result<T, FieldError> {
+    Err(FieldError(message.into()))
+}
+
+// ----------------------------------------------------------------------------------------------
+// Decoding: struct -> JSON object with every view.
+
+/// Decodes the first `layout.len()` bytes of `bytes` with `from_bytes`: only the length is
+/// checked, so that any header can be looked at (the caller runs the wire checks separately).
+pub fn decode(layout: CliLayout, bytes: &[u8]) -> Result<Map<String, Value>, etw_classic::Error> {
+    use etw_classic::Layout;
+    Ok(match layout {
+        CliLayout::TraceHeader => trace_header_json(&EventTraceHeader::from_bytes(&prefix(
+            bytes,
+            Layout::EventTraceHeader,
+        )?)),
+        CliLayout::InstanceHeader => instance_header_json(&EventInstanceHeader::from_bytes(
+            &prefix(bytes, Layout::EventInstanceHeader)?,
+        )),
+        CliLayout::InstanceGuidHeader => instance_guid_header_json(
+            &EventInstanceGuidHeader::from_bytes(&prefix(bytes, Layout::EventInstanceGuidHeader)?),
+        ),
+        CliLayout::EventTrace32 => {
+            let trace = EventTrace32::from_bytes(&prefix(bytes, Layout::EventTrace32)?);
+            event_trace_json(
+                &trace.instance_header(),
+                u64::from(trace.mof_data),
+                trace.mof_length,
+                trace.buffer_context,
+            )
+        }
+        CliLayout::EventTrace64 => {
+            let trace = EventTrace64::from_bytes(&prefix(bytes, Layout::EventTrace64)?);
+            event_trace_json(
+                &trace.instance_header(),
+                trace.mof_data,
+                trace.mof_length,
+                trace.buffer_context,
+            )
+        }
+        CliLayout::InstanceInfo32 => {
+            let info =
+                EventInstanceInfo32::from_bytes(&prefix(bytes, Layout::EventInstanceInfo32)?);
+            object([
+                ("reg_handle", json!(info.reg_handle)),
+                ("instance_id", json!(info.instance_id)),
+            ])
+        }
+        CliLayout::InstanceInfo64 => {
+            let info =
+                EventInstanceInfo64::from_bytes(&prefix(bytes, Layout::EventInstanceInfo64)?);
+            object([
+                ("reg_handle", json!(info.reg_handle)),
+                ("instance_id", json!(info.instance_id)),
+            ])
+        }
+        CliLayout::MofField => {
+            let field = MofField::from_bytes(&prefix(bytes, Layout::MofField)?);
+            object([
+                ("data_ptr", json!(field.data_ptr)),
+                ("length", json!(field.length)),
+                ("data_type", json!(field.data_type)),
+            ])
+        }
+    })
+}
+
+/// The first `N` bytes of `bytes`, or the library's own truncation error for `layout`.
+fn prefix<const N: usize>(
+    bytes: &[u8],
+    layout: etw_classic::Layout,
+) -> Result<[u8; N], etw_classic::Error> {
+    bytes
+        .first_chunk::<N>()
+        .copied()
+        .ok_or(etw_classic::Error::Truncated {
+            layout,
+            needed: N,
+            found: bytes.len(),
+        })
+}
+
+fn object<const N: usize>(pairs: [(&str, Value); N]) -> Map<String, Value> {
+    pairs
+        .into_iter()
+        .map(|(key, value)| (key.to_owned(), value))
+        .collect()
+}
+
+/// The keys shared by every classic header's first 0x18 bytes.
+fn common_json(
+    size: u16,
+    header_type: HeaderType,
+    marker_flags: MarkerFlags,
+    class: Class,
+    thread_id: u32,
+    process_id: u32,
+    timestamp: i64,
+) -> Map<String, Value> {
+    object([
+        ("size", json!(size)),
+        ("header_type", json!(header_type.0)),
+        ("marker_flags", json!(marker_flags.0)),
+        ("version", json!(class.roll_up())),
+        ("class_type", json!(class.event_type.0)),
+        ("class_level", json!(class.level.0)),
+        ("class_version", json!(class.version)),
+        ("thread_id", json!(thread_id)),
+        ("process_id", json!(process_id)),
+        ("timestamp", json!(timestamp)),
+    ])
+}
+
+pub fn trace_header_json(header: &EventTraceHeader) -> Map<String, Value> {
+    let mut map = common_json(
+        header.size,
+        header.header_type,
+        header.marker_flags,
+        header.class,
+        header.thread_id,
+        header.process_id,
+        header.timestamp,
+    );
+    map.insert("guid".into(), json!(header.guid.guid().to_string()));
+    map.insert("guid_ptr".into(), json!(header.guid.guid_ptr()));
+    let times = header.times;
+    map.insert("kernel_time".into(), json!(times.kernel_time()));
+    map.insert("user_time".into(), json!(times.user_time()));
+    map.insert("processor_time".into(), json!(times.processor_time()));
+    map.insert("client_context".into(), json!(times.client_context()));
+    map.insert("flags".into(), json!(times.flags().0));
+    map
+}
+
+fn instance_header_json(header: &EventInstanceHeader) -> Map<String, Value> {
+    let mut map = common_json(
+        header.size,
+        header.header_type,
+        header.marker_flags,
+        header.class,
+        header.thread_id,
+        header.process_id,
+        header.timestamp,
+    );
+    map.insert("reg_handle".into(), json!(header.reg_handle));
+    map.insert("instance_id".into(), json!(header.instance_id));
+    map.insert(
+        "parent_instance_id".into(),
+        json!(header.parent_instance_id),
+    );
+    let times = header.times;
+    map.insert("kernel_time".into(), json!(times.kernel_time()));
+    map.insert("user_time".into(), json!(times.user_time()));
+    map.insert("processor_time".into(), json!(times.processor_time()));
+    map.insert("event_id".into(), json!(times.event_id()));
+    map.insert("flags".into(), json!(times.flags().0));
+    map.insert("parent_reg_handle".into(), json!(header.parent_reg_handle));
+    map
+}
+
+pub fn instance_guid_header_json(header: &EventInstanceGuidHeader) -> Map<String, Value> {
+    let mut map = trace_header_json(&header.header);
+    map.insert("instance_id".into(), json!(header.instance_id));
+    map.insert(
+        "parent_instance_id".into(),
+        json!(header.parent_instance_id),
+    );
+    map.insert("parent_guid".into(), json!(header.parent_guid.to_string()));
+    map
+}
+
+fn event_trace_json(
+    first: &EventInstanceGuidHeader,
+    mof_data: u64,
+    mof_length: u32,
+    context: BufferContext,
+) -> Map<String, Value> {
+    object([
+        ("header", Value::Object(trace_header_json(&first.header))),
+        ("instance_id", json!(first.instance_id)),
+        ("parent_instance_id", json!(first.parent_instance_id)),
+        ("parent_guid", json!(first.parent_guid.to_string())),
+        ("mof_data", json!(mof_data)),
+        ("mof_length", json!(mof_length)),
+        ("client_context", json!(context.client_context())),
+        ("processor_number", json!(context.processor_number())),
+        ("alignment", json!(context.alignment())),
+        ("logger_id", json!(context.logger_id())),
+    ])
+}
+
+// ----------------------------------------------------------------------------------------------
+// Encoding: JSON object -> struct, one view per union.
+
+/// Reads keys off a JSON object, remembering which were used so that leftovers are reported.
+struct Fields<'a> {
+    object: &'a Map<String, Value>,
+    context: &'a str,
+    used: BTreeSet<&'a str>,
+}
+
+impl<'a> Fields<'a> {
+    fn new(value: &'a Value, context: &'a str) -> Result<Self, FieldError> {
+        match value {
+            Value::Object(object) => Ok(Self {
+                object,
+                context,
+                used: BTreeSet::new(),
+            }),
+            other => fail(format!(
+                "{context}: expected a JSON object, found {}",
+                kind(other)
+            )),
+        }
+    }
+
+    fn has(&self, key: &str) -> bool {
+        self.object.contains_key(key)
+    }
+
+    /// Which of a union's views the object uses: at most one, `None` when it names none.
+    fn view(&self, union: &str, views: &[&[&str]]) -> Result<Option<usize>, FieldError> {
+        let present: Vec<usize> = views
+            .iter()
+            .enumerate()
+            .filter(|(_, keys)| keys.iter().any(|key| self.has(key)))
+            .map(|(index, _)| index)
+            .collect();
+        match present.as_slice() {
+            [] => Ok(None),
+            [one] => Ok(Some(*one)),
+            [first, second, ..] => fail(format!(
+                "{}: the {union} union takes one view, found keys of two: {} and {}",
+                self.context,
+                views[*first].join("/"),
+                views[*second].join("/")
+            )),
+        }
+    }
+
+    fn number(&mut self, key: &'a str) -> Result<Option<&'a serde_json::Number>, FieldError> {
+        self.used.insert(key);
+        match self.object.get(key) {
+            None => Ok(None),
+            Some(Value::Number(number)) => Ok(Some(number)),
+            Some(other) => fail(format!(
+                "{}: `{key}` must be a number, found {}",
+                self.context,
+                kind(other)
+            )),
+        }
+    }
+
+    fn unsigned<T: TryFrom<u64>>(&mut self, key: &'a str) -> Result<T, FieldError> {
+        let context = self.context;
+        let Some(number) = self.number(key)? else {
+            return T::try_from(0).map_err(|_| FieldError("zero does not fit".into()));
+        };
+        let max = std::any::type_name::<T>();
+        number
+            .as_u64()
+            .and_then(|value| T::try_from(value).ok())
+            .ok_or_else(|| {
+                FieldError(format!(
+                    "{context}: `{key}` must be an integer that fits {max}, found {number}"
+                ))
+            })
+    }
+
+    fn signed(&mut self, key: &'a str) -> Result<i64, FieldError> {
+        let context = self.context;
+        let Some(number) = self.number(key)? else {
+            return Ok(0);
+        };
+        number.as_i64().ok_or_else(|| {
+            FieldError(format!(
+                "{context}: `{key}` must be an integer that fits i64, found {number}"
+            ))
+        })
+    }
+
+    fn guid(&mut self, key: &'a str) -> Result<Guid, FieldError> {
+        self.used.insert(key);
+        match self.object.get(key) {
+            None => Ok(Guid::NIL),
+            Some(Value::String(text)) => text
+                .parse()
+                .map_err(|error| FieldError(format!("{}: `{key}`: {error}", self.context))),
+            Some(other) => fail(format!(
+                "{}: `{key}` must be a GUID string, found {}",
+                self.context,
+                kind(other)
+            )),
+        }
+    }
+
+    fn nested(&mut self, key: &'a str) -> Option<&'a Value> {
+        self.used.insert(key);
+        self.object.get(key)
+    }
+
+    /// Fails on any key that was not read.
+    fn finish(self) -> Result<(), FieldError> {
+        match self
+            .object
+            .keys()
+            .find(|key| !self.used.contains(key.as_str()))
+        {
+            Some(unknown) => fail(format!("{}: unknown key `{unknown}`", self.context)),
+            None => Ok(()),
+        }
+    }
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn class_of(fields: &mut Fields<'_>) -> Result<Class, FieldError> {
+    Ok(
+        match fields.view(
+            "Version/Class",
+            &[
+                &["version"],
+                &["class_type", "class_level", "class_version"],
+            ],
+        )? {
+            Some(0) => Class::from_roll_up(fields.unsigned("version")?),
+            _ => Class::new(
+                EventType(fields.unsigned("class_type")?),
+                Level(fields.unsigned("class_level")?),
+                fields.unsigned("class_version")?,
+            ),
+        },
+    )
+}
+
+fn guid_of(fields: &mut Fields<'_>) -> Result<GuidOrPtr, FieldError> {
+    Ok(
+        match fields.view("Guid/GuidPtr", &[&["guid"], &["guid_ptr"]])? {
+            Some(1) => GuidOrPtr::from_guid_ptr(fields.unsigned("guid_ptr")?),
+            _ => GuidOrPtr::from_guid(fields.guid("guid")?),
+        },
+    )
+}
+
+/// The 0x28 union; `id_key` is `client_context` (trace headers) or `event_id` (instance header).
+fn times_of<'a>(fields: &mut Fields<'a>, id_key: &'a str) -> Result<TimesOrFlags, FieldError> {
+    let views: [&[&str]; 3] = [
+        &["kernel_time", "user_time"],
+        &["processor_time"],
+        &[id_key, "flags"],
+    ];
+    Ok(match fields.view("0x28", &views)? {
+        Some(1) => TimesOrFlags::from_processor_time(fields.unsigned("processor_time")?),
+        Some(2) => TimesOrFlags::from_client_context(
+            fields.unsigned(id_key)?,
+            WnodeFlags(fields.unsigned("flags")?),
+        ),
+        _ => TimesOrFlags::from_times(
+            fields.unsigned("kernel_time")?,
+            fields.unsigned("user_time")?,
+        ),
+    })
+}
+
+fn trace_header_of(fields: &mut Fields<'_>) -> Result<EventTraceHeader, FieldError> {
+    Ok(EventTraceHeader {
+        size: fields.unsigned("size")?,
+        header_type: HeaderType(fields.unsigned("header_type")?),
+        marker_flags: MarkerFlags(fields.unsigned("marker_flags")?),
+        class: class_of(fields)?,
+        thread_id: fields.unsigned("thread_id")?,
+        process_id: fields.unsigned("process_id")?,
+        timestamp: fields.signed("timestamp")?,
+        guid: guid_of(fields)?,
+        times: times_of(fields, "client_context")?,
+    })
+}
+
+fn instance_guid_header_of(fields: &mut Fields<'_>) -> Result<EventInstanceGuidHeader, FieldError> {
+    Ok(EventInstanceGuidHeader {
+        header: trace_header_of(fields)?,
+        instance_id: fields.unsigned("instance_id")?,
+        parent_instance_id: fields.unsigned("parent_instance_id")?,
+        parent_guid: fields.guid("parent_guid")?,
+    })
+}
+
+/// `EVENT_TRACE`'s own members: the first 0x48 bytes (with the nested `header`) and the context.
+fn event_trace_parts(
+    fields: &mut Fields<'_>,
+) -> Result<(EventInstanceGuidHeader, BufferContext), FieldError> {
+    let header = match fields.nested("header") {
+        None => EventTraceHeader::default(),
+        Some(value) => {
+            let mut header_fields = Fields::new(value, "header")?;
+            let header = trace_header_of(&mut header_fields)?;
+            header_fields.finish()?;
+            header
+        }
+    };
+    let first = EventInstanceGuidHeader {
+        header,
+        instance_id: fields.unsigned("instance_id")?,
+        parent_instance_id: fields.unsigned("parent_instance_id")?,
+        parent_guid: fields.guid("parent_guid")?,
+    };
+    let context = match fields.view(
+        "ClientContext/BufferContext",
+        &[
+            &["client_context"],
+            &["processor_number", "alignment", "logger_id"],
+        ],
+    )? {
+        Some(0) => BufferContext::from_client_context(fields.unsigned("client_context")?),
+        _ => BufferContext::new(
+            fields.unsigned("processor_number")?,
+            fields.unsigned("alignment")?,
+            fields.unsigned("logger_id")?,
+        ),
+    };
+    Ok((first, context))
+}
+
+/// Encodes a JSON object in `layout`.
+pub fn encode(layout: CliLayout, value: &Value) -> Result<Vec<u8>, FieldError> {
+    let mut fields = Fields::new(value, layout.name())?;
+    let bytes = match layout {
+        CliLayout::TraceHeader => trace_header_of(&mut fields)?.to_bytes().to_vec(),
+        CliLayout::InstanceGuidHeader => instance_guid_header_of(&mut fields)?.to_bytes().to_vec(),
+        CliLayout::InstanceHeader => EventInstanceHeader {
+            size: fields.unsigned("size")?,
+            header_type: HeaderType(fields.unsigned("header_type")?),
+            marker_flags: MarkerFlags(fields.unsigned("marker_flags")?),
+            class: class_of(&mut fields)?,
+            thread_id: fields.unsigned("thread_id")?,
+            process_id: fields.unsigned("process_id")?,
+            timestamp: fields.signed("timestamp")?,
+            reg_handle: fields.unsigned("reg_handle")?,
+            instance_id: fields.unsigned("instance_id")?,
+            parent_instance_id: fields.unsigned("parent_instance_id")?,
+            times: times_of(&mut fields, "event_id")?,
+            parent_reg_handle: fields.unsigned("parent_reg_handle")?,
+        }
+        .to_bytes()
+        .to_vec(),
+        CliLayout::EventTrace32 | CliLayout::EventTrace64 => {
+            let bitness = if layout == CliLayout::EventTrace32 {
+                Bitness::Bits32
+            } else {
+                Bitness::Bits64
+            };
+            let (first, context) = event_trace_parts(&mut fields)?;
+            let mof_data: u64 = fields.unsigned("mof_data")?;
+            let mof_length = fields.unsigned("mof_length")?;
+            etw_classic::EventTrace::new(bitness, first, mof_data, mof_length, context)
+                .map_err(|error| FieldError(format!("{}: `mof_data`: {error}", layout.name())))?
+                .to_bytes()
+                .to_vec()
+        }
+        CliLayout::InstanceInfo32 => EventInstanceInfo32 {
+            reg_handle: fields.unsigned("reg_handle")?,
+            instance_id: fields.unsigned("instance_id")?,
+        }
+        .to_bytes()
+        .to_vec(),
+        CliLayout::InstanceInfo64 => EventInstanceInfo64 {
+            reg_handle: fields.unsigned("reg_handle")?,
+            instance_id: fields.unsigned("instance_id")?,
+            tail_padding: [0; 4],
+        }
+        .to_bytes()
+        .to_vec(),
+        CliLayout::MofField => MofField {
+            data_ptr: fields.unsigned("data_ptr")?,
+            length: fields.unsigned("length")?,
+            data_type: fields.unsigned("data_type")?,
+        }
+        .to_bytes()
+        .to_vec(),
+    };
+    fields.finish()?;
+    Ok(bytes)
+}

@@ -1,0 +1,214 @@
+//! `etwdump`: decode and encode the classic ETW header layouts from the command line.
+//!
+//! ```text
+//! etwdump decode <LAYOUT> <HEX | @FILE> [--json]
+//! etwdump encode <LAYOUT> <JSON | @FILE>
+//! ```
+//! LAYOUT is one of trace-header, instance-header, instance-guid-header, event-trace32,
+//! event-trace64, instance-info32, instance-info64, mof-field.
+
+mod fields;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use etw_classic::{
+    EventInstanceGuidHeader, EventTraceHeader, EventType, HeaderType, Level, MarkerFlags,
+    WnodeFlags,
+};
+use fields::CliLayout;
+use serde_json::{Map, Value};
+
+const LAYOUT_HELP: &str =
+    "trace-header | instance-header | instance-guid-header | event-trace32 | \
+                           event-trace64 | instance-info32 | instance-info64 | mof-field";
+
+#[derive(Parser)]
+#[command(
+    name = "etwdump",
+    about = "Decode and encode classic ETW headers bit-exactly",
+    arg_required_else_help = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Decode the bytes of one struct and print its fields
+    Decode {
+        #[arg(help = LAYOUT_HELP)]
+        layout: String,
+        /// The bytes as hex (whitespace allowed), or @FILE: a file holding hex text or raw bytes
+        input: String,
+        /// Print one JSON object on one line instead of a table
+        #[arg(long)]
+        json: bool,
+    },
+    /// Encode a JSON object of fields and print the bytes as lowercase hex
+    Encode {
+        #[arg(help = LAYOUT_HELP)]
+        layout: String,
+        /// The fields as a JSON object, or @FILE holding one
+        json: String,
+    },
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("etwdump: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<(), String> {
+    match cli.command {
+        Command::Decode {
+            layout,
+            input,
+            json,
+        } => {
+            let layout = parse_layout(&layout)?;
+            let bytes = read_bytes(&input)?;
+            let object = fields::decode(layout, &bytes).map_err(|error| error.to_string())?;
+            if json {
+                println!("{}", Value::Object(object));
+            } else {
+                print_table(&object, "");
+            }
+            for note in notes(layout, &bytes) {
+                eprintln!("note: {note}");
+            }
+            Ok(())
+        }
+        Command::Encode { layout, json } => {
+            let layout = parse_layout(&layout)?;
+            let text = if let Some(path) = json.strip_prefix('@') {
+                std::fs::read_to_string(path)
+                    .map_err(|error| format!("cannot read {path}: {error}"))?
+            } else {
+                json
+            };
+            let value: Value =
+                serde_json::from_str(&text).map_err(|error| format!("invalid JSON: {error}"))?;
+            let bytes = fields::encode(layout, &value).map_err(|error| error.to_string())?;
+            println!("{}", to_hex(&bytes));
+            Ok(())
+        }
+    }
+}
+
+fn parse_layout(name: &str) -> Result<CliLayout, String> {
+    CliLayout::from_name(name)
+        .ok_or_else(|| format!("unknown layout `{name}`; expected one of: {LAYOUT_HELP}"))
+}
+
+/// The input bytes: hex on the command line, or `@FILE` holding hex text or raw bytes.
+fn read_bytes(input: &str) -> Result<Vec<u8>, String> {
+    let Some(path) = input.strip_prefix('@') else {
+        return parse_hex(input);
+    };
+    let contents = std::fs::read(path).map_err(|error| format!("cannot read {path}: {error}"))?;
+    let is_hex_text = !contents.is_empty()
+        && contents
+            .iter()
+            .all(|byte| byte.is_ascii_hexdigit() || byte.is_ascii_whitespace());
+    if is_hex_text {
+        parse_hex(&String::from_utf8_lossy(&contents))
+    } else {
+        Ok(contents)
+    }
+}
+
+fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
+    let mut digits = Vec::with_capacity(text.len());
+    for (position, character) in text.char_indices() {
+        if character.is_whitespace() {
+            continue;
+        }
+        let digit = character.to_digit(16).ok_or_else(|| {
+            format!("bad hex: expected a hex digit at position {position}, found {character:?}")
+        })?;
+        digits.push(u8::try_from(digit).map_err(|_| "bad hex digit".to_owned())?);
+    }
+    if digits.len() % 2 != 0 {
+        return Err(format!(
+            "bad hex: expected an even number of digits, found {}",
+            digits.len()
+        ));
+    }
+    Ok(digits
+        .chunks_exact(2)
+        .map(|pair| pair[0] << 4 | pair[1])
+        .collect())
+}
+
+fn to_hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+/// What the table and JSON do not say: trailing bytes, and whether a wire header would pass `parse`.
+fn notes(layout: CliLayout, bytes: &[u8]) -> Vec<String> {
+    let mut notes = Vec::new();
+    if let Some(extra) = bytes
+        .len()
+        .checked_sub(layout.len())
+        .filter(|extra| *extra > 0)
+    {
+        notes.push(format!(
+            "{extra} bytes after the {}-byte {} were not decoded",
+            layout.len(),
+            layout.name()
+        ));
+    }
+    let wire_check = match layout {
+        CliLayout::TraceHeader => EventTraceHeader::parse(bytes).err(),
+        CliLayout::InstanceGuidHeader => EventInstanceGuidHeader::parse(bytes).err(),
+        _ => None,
+    };
+    if let Some(error) = wire_check {
+        notes.push(format!("not a valid trace-buffer header: {error}"));
+    }
+    notes
+}
+
+fn print_table(object: &Map<String, Value>, prefix: &str) {
+    for (key, value) in object {
+        let name = format!("{prefix}{key}");
+        match value {
+            Value::Object(nested) => print_table(nested, &format!("{name}.")),
+            Value::Number(number) => {
+                let hex = number
+                    .as_u64()
+                    .map(|value| format!("{value:#x}"))
+                    .unwrap_or_default();
+                let meaning = meaning(key, number.as_u64());
+                println!("{name:<28} {number:<22} {hex:<20} {meaning}");
+            }
+            Value::String(text) => println!("{name:<28} {text}"),
+            other => println!("{name:<28} {other}"),
+        }
+    }
+}
+
+/// The SDK name of a code, for the table.
+fn meaning(key: &str, value: Option<u64>) -> String {
+    let Some(value) = value else {
+        return String::new();
+    };
+    let byte = u8::try_from(value).ok();
+    let word = u32::try_from(value).ok();
+    match key {
+        "header_type" => byte.map(|byte| format!("{:?}", HeaderType(byte))),
+        "marker_flags" => byte.map(|byte| format!("{:?}", MarkerFlags(byte))),
+        "class_type" => byte.map(|byte| format!("{:?}", EventType(byte))),
+        "class_level" => byte.map(|byte| format!("{:?}", Level(byte))),
+        "flags" => word.map(|word| format!("{:?}", WnodeFlags(word))),
+        _ => None,
+    }
+    .unwrap_or_default()
+}
