@@ -1,0 +1,293 @@
+//! Property laws for every type and both bitnesses:
+//! bytes → struct → bytes is the identity; struct → bytes → struct is the identity;
+//! `parse` of any input never panics and reports the right remainder; the Class roll-up and GUID
+//! text round-trip.
+
+use etw_classic::{
+    Bitness, BufferContext, Class, EventInstanceGuidHeader, EventInstanceHeader, EventInstanceInfo,
+    EventInstanceInfo32, EventInstanceInfo64, EventTrace, EventTrace32, EventTrace64,
+    EventTraceHeader, EventType, Guid, GuidOrPtr, HeaderType, Level, MarkerFlags, MofField,
+    TimesOrFlags,
+};
+use proptest::prelude::*;
+
+fn bitness() -> impl Strategy<Value = Bitness> {
+    prop_oneof![Just(Bitness::Bits32), Just(Bitness::Bits64)]
+}
+
+fn guid() -> impl Strategy<Value = Guid> {
+    any::<[u8; 16]>().prop_map(Guid::from_bytes_le)
+}
+
+prop_compose! {
+    fn class()(event_type in any::<u8>(), level in any::<u8>(), version in any::<u16>()) -> Class {
+        Class::new(EventType(event_type), Level(level), version)
+    }
+}
+
+prop_compose! {
+    fn trace_header()(
+        size in any::<u16>(), header_type in any::<u8>(), marker_flags in any::<u8>(), class in class(),
+        thread_id in any::<u32>(), process_id in any::<u32>(), timestamp in any::<i64>(),
+        guid in any::<[u8; 16]>(), times in any::<[u8; 8]>(),
+    ) -> EventTraceHeader {
+        EventTraceHeader {
+            size, header_type: HeaderType(header_type), marker_flags: MarkerFlags(marker_flags), class,
+            thread_id, process_id, timestamp, guid: GuidOrPtr(guid), times: TimesOrFlags(times),
+        }
+    }
+}
+
+prop_compose! {
+    fn instance_header()(
+        prefix in trace_header(), reg_handle in any::<u64>(), instance_id in any::<u32>(),
+        parent_instance_id in any::<u32>(), parent_reg_handle in any::<u64>(),
+    ) -> EventInstanceHeader {
+        EventInstanceHeader {
+            size: prefix.size, header_type: prefix.header_type, marker_flags: prefix.marker_flags,
+            class: prefix.class, thread_id: prefix.thread_id, process_id: prefix.process_id,
+            timestamp: prefix.timestamp, reg_handle, instance_id, parent_instance_id,
+            times: prefix.times, parent_reg_handle,
+        }
+    }
+}
+
+prop_compose! {
+    fn instance_guid_header()(
+        header in trace_header(), instance_id in any::<u32>(), parent_instance_id in any::<u32>(),
+        parent_guid in guid(),
+    ) -> EventInstanceGuidHeader {
+        EventInstanceGuidHeader { header, instance_id, parent_instance_id, parent_guid }
+    }
+}
+
+prop_compose! {
+    fn event_trace32()(
+        first in instance_guid_header(), mof_data in any::<u32>(), mof_length in any::<u32>(),
+        context in any::<[u8; 4]>(), tail_padding in any::<[u8; 4]>(),
+    ) -> EventTrace32 {
+        EventTrace32 {
+            header: first.header, instance_id: first.instance_id, parent_instance_id: first.parent_instance_id,
+            parent_guid: first.parent_guid, mof_data, mof_length, buffer_context: BufferContext(context),
+            tail_padding,
+        }
+    }
+}
+
+prop_compose! {
+    fn event_trace64()(
+        first in instance_guid_header(), mof_data in any::<u64>(), mof_length in any::<u32>(),
+        context in any::<[u8; 4]>(),
+    ) -> EventTrace64 {
+        EventTrace64 {
+            header: first.header, instance_id: first.instance_id, parent_instance_id: first.parent_instance_id,
+            parent_guid: first.parent_guid, mof_data, mof_length, buffer_context: BufferContext(context),
+        }
+    }
+}
+
+fn event_trace() -> impl Strategy<Value = EventTrace> {
+    prop_oneof![
+        event_trace32().prop_map(EventTrace::from),
+        event_trace64().prop_map(EventTrace::from)
+    ]
+}
+
+fn event_instance_info() -> impl Strategy<Value = EventInstanceInfo> {
+    prop_oneof![
+        (any::<u32>(), any::<u32>()).prop_map(|(reg_handle, instance_id)| EventInstanceInfo32 {
+            reg_handle,
+            instance_id
+        }
+        .into()),
+        (any::<u64>(), any::<u32>(), any::<[u8; 4]>()).prop_map(
+            |(reg_handle, instance_id, tail_padding)| {
+                EventInstanceInfo64 {
+                    reg_handle,
+                    instance_id,
+                    tail_padding,
+                }
+                .into()
+            }
+        ),
+    ]
+}
+
+prop_compose! {
+    fn mof_field()(data_ptr in any::<u64>(), length in any::<u32>(), data_type in any::<u32>()) -> MofField {
+        MofField { data_ptr, length, data_type }
+    }
+}
+
+proptest! {
+    // ---- bytes -> struct -> bytes: nothing is lost, for every possible input ----
+
+    #[test]
+    fn trace_header_bytes_round_trip(bytes in any::<[u8; 0x30]>()) {
+        prop_assert_eq!(EventTraceHeader::from_bytes(&bytes).to_bytes(), bytes);
+    }
+
+    #[test]
+    fn instance_header_bytes_round_trip(bytes in any::<[u8; 0x38]>()) {
+        prop_assert_eq!(EventInstanceHeader::from_bytes(&bytes).to_bytes(), bytes);
+    }
+
+    #[test]
+    fn instance_guid_header_bytes_round_trip(bytes in any::<[u8; 0x48]>()) {
+        prop_assert_eq!(EventInstanceGuidHeader::from_bytes(&bytes).to_bytes(), bytes);
+    }
+
+    #[test]
+    fn event_trace_bytes_round_trip(bytes in any::<[u8; 0x58]>(), bitness in bitness()) {
+        let trace = EventTrace::from_bytes(&bytes, bitness);
+        prop_assert_eq!(trace.bitness(), bitness);
+        prop_assert_eq!(trace.to_bytes(), bytes);
+        // Both layouts agree on the first 0x48 bytes.
+        prop_assert_eq!(
+            trace.instance_header(),
+            EventInstanceGuidHeader::from_bytes(bytes[..0x48].try_into().unwrap())
+        );
+    }
+
+    #[test]
+    fn event_instance_info_bytes_round_trip(bytes in any::<[u8; 16]>(), bitness in bitness()) {
+        let (info, rest) = EventInstanceInfo::parse(&bytes, bitness).unwrap();
+        let mut out = [0u8; 16];
+        let unused = info.emit(&mut out).unwrap().len();
+        prop_assert_eq!(unused, rest.len());
+        prop_assert_eq!(&out[..info.byte_len()], &bytes[..info.byte_len()]);
+    }
+
+    #[test]
+    fn mof_field_bytes_round_trip(bytes in any::<[u8; 16]>()) {
+        prop_assert_eq!(MofField::from_bytes(&bytes).to_bytes(), bytes);
+    }
+
+    // ---- struct -> bytes -> struct: every value survives, unknown codes included ----
+
+    #[test]
+    fn trace_header_value_round_trip(header in trace_header()) {
+        prop_assert_eq!(EventTraceHeader::from_bytes(&header.to_bytes()), header);
+    }
+
+    #[test]
+    fn instance_header_value_round_trip(header in instance_header()) {
+        prop_assert_eq!(EventInstanceHeader::from_bytes(&header.to_bytes()), header);
+    }
+
+    #[test]
+    fn instance_guid_header_value_round_trip(header in instance_guid_header()) {
+        prop_assert_eq!(EventInstanceGuidHeader::from_bytes(&header.to_bytes()), header);
+        prop_assert_eq!(&header.to_bytes()[..0x30], &header.header.to_bytes()[..]);
+    }
+
+    #[test]
+    fn event_trace_value_round_trip(trace in event_trace()) {
+        prop_assert_eq!(EventTrace::from_bytes(&trace.to_bytes(), trace.bitness()), trace);
+        let mut out = [0u8; 0x60];
+        let rest = trace.emit(&mut out).unwrap();
+        prop_assert_eq!(rest.len(), 8);
+        prop_assert_eq!(EventTrace::parse(&out, trace.bitness()).unwrap().0, trace);
+    }
+
+    #[test]
+    fn event_instance_info_value_round_trip(info in event_instance_info()) {
+        let mut out = [0u8; 16];
+        info.emit(&mut out).unwrap();
+        prop_assert_eq!(EventInstanceInfo::parse(&out, info.bitness()).unwrap().0, info);
+    }
+
+    #[test]
+    fn mof_field_value_round_trip(field in mof_field()) {
+        prop_assert_eq!(MofField::from_bytes(&field.to_bytes()), field);
+    }
+
+    // ---- parse never panics, and what it returns is consistent ----
+
+    #[test]
+    fn wire_parse_is_total(input in proptest::collection::vec(any::<u8>(), 0..0x120)) {
+        match EventTraceHeader::parse_event(&input) {
+            Ok((header, data, rest)) => {
+                prop_assert!(header.marker_flags.is_event_trace_header());
+                prop_assert!(header.header_type.fixed_len() == Some(0x30));
+                prop_assert_eq!(data.len() + 0x30, usize::from(header.size));
+                prop_assert_eq!(rest.len(), input.len() - usize::from(header.size));
+            }
+            Err(error) => prop_assert!(!error.to_string().is_empty()),
+        }
+        match EventInstanceGuidHeader::parse_event(&input) {
+            Ok((header, data, rest)) => {
+                prop_assert!(header.header.header_type.fixed_len() == Some(0x48));
+                prop_assert_eq!(data.len() + 0x48 + rest.len(), input.len());
+            }
+            Err(error) => prop_assert!(!error.to_string().is_empty()),
+        }
+    }
+
+    #[test]
+    fn valid_wire_headers_parse(mut header in trace_header(), data_len in 0usize..64, wide in any::<bool>()) {
+        header.header_type = if wide { HeaderType::FULL_HEADER64 } else { HeaderType::FULL_HEADER32 };
+        header.marker_flags = MarkerFlags::EVENT_TRACE_HEADER;
+        header.size = u16::try_from(0x30 + data_len).unwrap();
+        let mut event = vec![0x5Au8; 0x30 + data_len + 7];
+        header.emit(&mut event).unwrap();
+        let (parsed, data, rest) = EventTraceHeader::parse_event(&event).unwrap();
+        prop_assert_eq!(parsed, header);
+        prop_assert_eq!(data.len(), data_len);
+        prop_assert_eq!(rest.len(), 7);
+    }
+
+    // ---- the roll-up and the GUID text ----
+
+    #[test]
+    fn class_roll_up_round_trips(roll_up in any::<u32>()) {
+        let class = Class::from(roll_up);
+        prop_assert_eq!(u32::from(class), roll_up);
+        prop_assert_eq!(roll_up.to_le_bytes()[0], class.event_type.0);
+        prop_assert_eq!(roll_up.to_le_bytes()[1], class.level.0);
+        prop_assert_eq!(roll_up >> 16, u32::from(class.version));
+    }
+
+    #[test]
+    fn class_members_round_trip(class in class()) {
+        prop_assert_eq!(Class::from_roll_up(class.roll_up()), class);
+    }
+
+    #[test]
+    fn guid_display_parse_round_trip(guid in guid(), upper in any::<bool>(), braces in any::<bool>()) {
+        let mut text = guid.to_string();
+        prop_assert_eq!(text.len(), 36);
+        if upper {
+            text = text.to_uppercase();
+        }
+        if braces {
+            text = format!("{{{text}}}");
+        }
+        prop_assert_eq!(text.parse::<Guid>(), Ok(guid));
+    }
+
+    #[test]
+    fn guid_parse_is_total(text in ".{0,40}") {
+        if let Ok(guid) = Guid::parse_str(&text) {
+            let canonical = text.trim_start_matches('{').trim_end_matches('}').to_lowercase();
+            prop_assert_eq!(guid.to_string(), canonical);
+        }
+    }
+}
+
+/// The roll-up law for every u32: each byte lands in its own member, so checking each byte's
+/// 256 values in every position (with the others fixed at distinct values) covers the mapping.
+#[test]
+fn class_roll_up_every_byte_in_every_position() {
+    for position in 0..4 {
+        for value in 0..=255u8 {
+            let mut bytes = [0x12, 0x34, 0x56, 0x78];
+            bytes[position] = value;
+            let roll_up = u32::from_le_bytes(bytes);
+            let class = Class::from_roll_up(roll_up);
+            assert_eq!(class.roll_up(), roll_up);
+            assert_eq!([class.event_type.0, class.level.0], [bytes[0], bytes[1]]);
+            assert_eq!(class.version, u16::from_le_bytes([bytes[2], bytes[3]]));
+        }
+    }
+}
