@@ -102,3 +102,8 @@ pub use guid::Guid;
 pub use layout::{Bitness, Layout};
 pub use mof_field::MofField;
 pub use unions::{GuidOrPtr, TimesOrFlags};
+
+/// The README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

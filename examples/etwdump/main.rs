@@ -187,10 +187,11 @@ fn print_table(object: &Map<String, Value>, prefix: &str) {
                     .map(|value| format!("{value:#x}"))
                     .unwrap_or_default();
                 let meaning = meaning(key, number.as_u64());
-                println!("{name:<28} {number:<22} {hex:<20} {meaning}");
+                let number = number.to_string();
+                println!("{name:<20} {number:<22} {hex:<20} {meaning}");
             }
-            Value::String(text) => println!("{name:<28} {text}"),
-            other => println!("{name:<28} {other}"),
+            Value::String(text) => println!("{name:<20} {text}"),
+            other => println!("{name:<20} {other}"),
         }
     }
 }
