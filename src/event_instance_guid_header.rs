@@ -119,3 +119,48 @@ impl EventInstanceGuidHeader {
         wire::emit_prefix(Self::LAYOUT, self.to_bytes(), out)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::ascending;
+
+    /// The C-ABI vector "EVENT_INSTANCE_GUID_HEADER class+guid+kernel_user" (defined in C from the
+    /// ntwmi.h layout and checked there against the first 0x48 bytes of mingw-w64's EVENT_TRACE).
+    fn golden() -> [u8; 0x48] {
+        ascending()
+    }
+
+    #[test]
+    fn decodes_and_encodes_the_golden_vector() {
+        let header = EventInstanceGuidHeader::from_bytes(&golden());
+        assert_eq!(header.header, EventTraceHeader::from_bytes(&ascending()));
+        assert_eq!(header.instance_id, 0x4443_4241);
+        assert_eq!(header.parent_instance_id, 0x4847_4645);
+        assert_eq!(
+            header.parent_guid,
+            Guid::from_fields(
+                0x4c4b_4a49,
+                0x4e4d,
+                0x504f,
+                [0x51, 0x52, 0x53, 0x54, 0x55, 0x56, 0x57, 0x58]
+            )
+        );
+        assert_eq!(header.to_bytes(), golden());
+    }
+
+    #[test]
+    fn parse_accepts_instance_types_only() {
+        let mut bytes = golden();
+        bytes[0x00..0x02].copy_from_slice(&0x48u16.to_le_bytes());
+        bytes[0x03] = 0xC0;
+        for (header_type, accepted) in [(0x0B, true), (0x15, true), (0x0A, false), (0x14, false)] {
+            bytes[0x02] = header_type;
+            assert_eq!(
+                EventInstanceGuidHeader::parse(&bytes).is_ok(),
+                accepted,
+                "{header_type:#x}"
+            );
+        }
+    }
+}

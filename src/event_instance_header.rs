@@ -133,3 +133,67 @@ impl EventInstanceHeader {
         wire::emit_prefix(Self::LAYOUT, self.to_bytes(), out)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::ascending;
+    use crate::{EventType, Level, WnodeFlags};
+
+    /// The C-ABI vector "EVENT_INSTANCE_HEADER class+kernel_user" (mingw-w64, both ABIs).
+    const GOLDEN: [u8; 0x38] = [
+        0x11, 0x12, //                                     0x00 Size
+        0x13, //                                           0x02 HeaderType
+        0x14, //                                           0x03 MarkerFlags
+        0x15, 0x16, 0x17,
+        0x18, //                         0x04 Class.Type, Class.Level, Class.Version
+        0x19, 0x1a, 0x1b, 0x1c, //                         0x08 ThreadId
+        0x1d, 0x1e, 0x1f, 0x20, //                         0x0C ProcessId
+        0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27, 0x28, // 0x10 TimeStamp
+        0x29, 0x2a, 0x2b, 0x2c, 0x2d, 0x2e, 0x2f, 0x30, // 0x18 RegHandle
+        0x31, 0x32, 0x33, 0x34, //                         0x20 InstanceId
+        0x35, 0x36, 0x37, 0x38, //                         0x24 ParentInstanceId
+        0x39, 0x3a, 0x3b, 0x3c, //                         0x28 KernelTime | EventId
+        0x3d, 0x3e, 0x3f, 0x40, //                         0x2C UserTime | Flags
+        0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47, 0x48, // 0x30 ParentRegHandle
+    ];
+
+    fn golden_value() -> EventInstanceHeader {
+        EventInstanceHeader {
+            size: 0x1211,
+            header_type: HeaderType(0x13),
+            marker_flags: MarkerFlags(0x14),
+            class: Class::new(EventType(0x15), Level(0x16), 0x1817),
+            thread_id: 0x1c1b_1a19,
+            process_id: 0x201f_1e1d,
+            timestamp: 0x2827_2625_2423_2221,
+            reg_handle: 0x302f_2e2d_2c2b_2a29,
+            instance_id: 0x3433_3231,
+            parent_instance_id: 0x3837_3635,
+            times: TimesOrFlags::from_times(0x3c3b_3a39, 0x403f_3e3d),
+            parent_reg_handle: 0x4847_4645_4443_4241,
+        }
+    }
+
+    #[test]
+    fn decodes_and_encodes_the_golden_vector() {
+        assert_eq!(GOLDEN, ascending());
+        assert_eq!(EventInstanceHeader::from_bytes(&GOLDEN), golden_value());
+        assert_eq!(golden_value().to_bytes(), GOLDEN);
+    }
+
+    #[test]
+    fn the_event_id_view_shares_kernel_time_bytes() {
+        let header = EventInstanceHeader::from_bytes(&GOLDEN);
+        assert_eq!(header.times.event_id(), 0x3c3b_3a39);
+        assert_eq!(header.times.flags(), WnodeFlags(0x403f_3e3d));
+    }
+
+    #[test]
+    fn parse_checks_only_the_length() {
+        // HeaderType and MarkerFlags are "Reserved" on input: any value parses.
+        let (header, rest) = EventInstanceHeader::parse(&[0xFF; 0x40]).unwrap();
+        assert_eq!(header.size, 0xFFFF);
+        assert_eq!(rest.len(), 8);
+    }
+}

@@ -260,3 +260,32 @@ impl From<EventInstanceInfo64> for EventInstanceInfo {
         Self::Bits64(info)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::ascending;
+
+    /// The C-ABI vectors "EVENT_INSTANCE_INFO ascending": 8 bytes on i686, 16 on x86_64 with zero
+    /// padding at 0x0C..0x10.
+    #[test]
+    fn both_layouts_decode_and_encode() {
+        let bytes32: [u8; 8] = ascending();
+        let info32 = EventInstanceInfo32::from_bytes(&bytes32);
+        assert_eq!(
+            (info32.reg_handle, info32.instance_id),
+            (0x1413_1211, 0x1817_1615)
+        );
+        assert_eq!(info32.to_bytes(), bytes32);
+
+        let mut bytes64: [u8; 16] = ascending();
+        bytes64[0x0C..].fill(0);
+        let info64 = EventInstanceInfo64::from_bytes(&bytes64);
+        assert_eq!(
+            (info64.reg_handle, info64.instance_id),
+            (0x1817_1615_1413_1211, 0x1c1b_1a19)
+        );
+        assert_eq!(info64.tail_padding, [0; 4]);
+        assert_eq!(info64.to_bytes(), bytes64);
+    }
+}

@@ -390,3 +390,47 @@ impl From<EventTrace64> for EventTrace {
         Self::Bits64(trace)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::ascending;
+
+    /// The C-ABI vectors "EVENT_TRACE class+guid+kernel_user+client_context": i686 has zero tail
+    /// padding at 0x54..0x58, x86_64 runs on to 0x68.
+    fn golden(bitness: Bitness) -> [u8; 0x58] {
+        let mut bytes = ascending();
+        if bitness == Bitness::Bits32 {
+            bytes[0x54..].fill(0);
+        }
+        bytes
+    }
+
+    #[test]
+    fn the_32_bit_layout() {
+        let trace = EventTrace32::from_bytes(&golden(Bitness::Bits32));
+        assert_eq!(
+            trace.instance_header(),
+            EventInstanceGuidHeader::from_bytes(&ascending())
+        );
+        assert_eq!(trace.mof_data, 0x5c5b_5a59); //                 0x48, 4 bytes
+        assert_eq!(trace.mof_length, 0x605f_5e5d); //               0x4C
+        assert_eq!(trace.buffer_context.client_context(), 0x6463_6261); // 0x50
+        assert_eq!(trace.tail_padding, [0; 4]);
+        assert_eq!(trace.to_bytes(), golden(Bitness::Bits32));
+    }
+
+    #[test]
+    fn the_64_bit_layout() {
+        let trace = EventTrace64::from_bytes(&golden(Bitness::Bits64));
+        assert_eq!(
+            trace.instance_header(),
+            EventInstanceGuidHeader::from_bytes(&ascending())
+        );
+        assert_eq!(trace.mof_data, 0x605f_5e5d_5c5b_5a59); // 0x48, 8 bytes
+        assert_eq!(trace.mof_length, 0x6463_6261); //               0x50
+        assert_eq!(trace.buffer_context.logger_id(), 0x6867); //    0x56
+        assert_eq!(trace.buffer_context.processor_number(), 0x65); // 0x54
+        assert_eq!(trace.to_bytes(), golden(Bitness::Bits64));
+    }
+}

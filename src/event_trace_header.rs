@@ -143,3 +143,71 @@ impl EventTraceHeader {
         wire::emit_prefix(Self::LAYOUT, self.to_bytes(), out)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::ascending;
+    use crate::{EventType, Guid, Level};
+
+    /// The C-ABI vector "EVENT_TRACE_HEADER class+guid+kernel_user" (mingw-w64, both ABIs).
+    const GOLDEN: [u8; 0x30] = [
+        0x11, 0x12, //                                     0x00 Size
+        0x13, //                                           0x02 HeaderType
+        0x14, //                                           0x03 MarkerFlags
+        0x15, 0x16, 0x17,
+        0x18, //                         0x04 Class.Type, Class.Level, Class.Version
+        0x19, 0x1a, 0x1b, 0x1c, //                         0x08 ThreadId
+        0x1d, 0x1e, 0x1f, 0x20, //                         0x0C ProcessId
+        0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27, 0x28, // 0x10 TimeStamp
+        0x29, 0x2a, 0x2b, 0x2c, 0x2d, 0x2e, 0x2f, 0x30, // 0x18 Guid
+        0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37, 0x38, 0x39, 0x3a, 0x3b,
+        0x3c, //                         0x28 KernelTime
+        0x3d, 0x3e, 0x3f, 0x40, //                         0x2C UserTime
+    ];
+
+    fn golden_value() -> EventTraceHeader {
+        EventTraceHeader {
+            size: 0x1211,
+            header_type: HeaderType(0x13),
+            marker_flags: MarkerFlags(0x14),
+            class: Class::new(EventType(0x15), Level(0x16), 0x1817),
+            thread_id: 0x1c1b_1a19,
+            process_id: 0x201f_1e1d,
+            timestamp: 0x2827_2625_2423_2221,
+            guid: GuidOrPtr::from_guid(Guid::from_fields(
+                0x2c2b_2a29,
+                0x2e2d,
+                0x302f,
+                [0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37, 0x38],
+            )),
+            times: TimesOrFlags::from_times(0x3c3b_3a39, 0x403f_3e3d),
+        }
+    }
+
+    #[test]
+    fn decodes_the_golden_vector() {
+        assert_eq!(GOLDEN, ascending());
+        assert_eq!(EventTraceHeader::from_bytes(&GOLDEN), golden_value());
+    }
+
+    #[test]
+    fn encodes_the_golden_vector() {
+        assert_eq!(golden_value().to_bytes(), GOLDEN);
+    }
+
+    #[test]
+    fn parse_checks_what_a_buffer_header_must_be() {
+        let mut bytes = GOLDEN;
+        bytes[0x02] = 0x14;
+        bytes[0x03] = 0xC0;
+        let (header, rest) = EventTraceHeader::parse(&bytes).unwrap();
+        assert_eq!(header.size, 0x1211);
+        assert!(rest.is_empty());
+        bytes[0x03] = 0x40;
+        assert!(matches!(
+            EventTraceHeader::parse(&bytes),
+            Err(Error::NotATraceHeader { .. })
+        ));
+    }
+}

@@ -78,3 +78,20 @@ impl MofField {
         wire::emit_prefix(Self::LAYOUT, self.to_bytes(), out)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::ascending;
+
+    /// The C-ABI vector "MOF_FIELD ascending" (mingw-w64, both ABIs).
+    #[test]
+    fn decodes_and_encodes_the_golden_vector() {
+        let bytes: [u8; 16] = ascending();
+        let field = MofField::from_bytes(&bytes);
+        assert_eq!(field.data_ptr, 0x1817_1615_1413_1211);
+        assert_eq!(field.length, 0x1c1b_1a19);
+        assert_eq!(field.data_type, 0x201f_1e1d);
+        assert_eq!(field.to_bytes(), bytes);
+    }
+}

@@ -214,3 +214,10 @@ pub(crate) fn split_event(
     let data = event.get(layout.byte_len()..).unwrap_or_default();
     Ok((data, rest))
 }
+
+/// Test bytes shaped like the C-ABI vectors named `ascending` in `tests/data/`: byte `i` of the
+/// struct is `0x11 + i`, so every field has distinct non-zero bytes and a misplaced offset shows.
+#[cfg(test)]
+pub(crate) fn ascending<const N: usize>() -> [u8; N] {
+    core::array::from_fn(|index| (index as u8).wrapping_add(0x11))
+}
