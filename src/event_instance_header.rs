@@ -2,7 +2,7 @@
 
 use crate::event_trace_header::offset as common;
 use crate::wire::{self, Field, Reader, Writer};
-use crate::{Class, Error, HeaderType, Layout, MarkerFlags, TimesOrFlags};
+use crate::{Class, HeaderType, Layout, MarkerFlags, TimesOrFlags};
 
 /// Byte offsets of the members after the part shared with `EVENT_TRACE_HEADER`.
 mod offset {
@@ -115,24 +115,9 @@ impl EventInstanceHeader {
         write.u64(offset::PARENT_REG_HANDLE, self.parent_reg_handle);
         bytes
     }
-
-    /// Decodes the first 0x38 bytes of `input` and returns the rest.
-    ///
-    /// # Errors
-    /// [`Error::Truncated`] for fewer than 0x38 bytes.
-    pub fn parse(input: &[u8]) -> Result<(Self, &[u8]), Error> {
-        let (bytes, rest) = wire::split_prefix::<{ Self::LEN }>(Self::LAYOUT, input)?;
-        Ok((Self::from_bytes(bytes), rest))
-    }
-
-    /// Writes the header to the start of `out` and returns the rest of `out`.
-    ///
-    /// # Errors
-    /// [`Error::OutputTooSmall`] when `out` is shorter than 0x38 bytes; nothing is written then.
-    pub fn emit<'o>(&self, out: &'o mut [u8]) -> Result<&'o mut [u8], Error> {
-        wire::emit_prefix(Self::LAYOUT, self.to_bytes(), out)
-    }
 }
+
+wire::fixed_layout_entry_points!(EventInstanceHeader, length_only);
 
 #[cfg(test)]
 mod tests {

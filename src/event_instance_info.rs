@@ -81,23 +81,6 @@ impl EventInstanceInfo32 {
         write.u32(offset32::INSTANCE_ID, self.instance_id);
         bytes
     }
-
-    /// Decodes the first 8 bytes of `input` and returns the rest.
-    ///
-    /// # Errors
-    /// [`Error::Truncated`] for fewer than 8 bytes.
-    pub fn parse(input: &[u8]) -> Result<(Self, &[u8]), Error> {
-        let (bytes, rest) = wire::split_prefix::<{ Self::LEN }>(Self::LAYOUT, input)?;
-        Ok((Self::from_bytes(bytes), rest))
-    }
-
-    /// Writes the struct to the start of `out` and returns the rest of `out`.
-    ///
-    /// # Errors
-    /// [`Error::OutputTooSmall`] when `out` is shorter than 8 bytes; nothing is written then.
-    pub fn emit<'o>(&self, out: &'o mut [u8]) -> Result<&'o mut [u8], Error> {
-        wire::emit_prefix(Self::LAYOUT, self.to_bytes(), out)
-    }
 }
 
 impl EventInstanceInfo64 {
@@ -124,23 +107,6 @@ impl EventInstanceInfo64 {
         write.u32(offset64::INSTANCE_ID, self.instance_id);
         write.bytes(offset64::TAIL_PADDING, self.tail_padding);
         bytes
-    }
-
-    /// Decodes the first 16 bytes of `input` and returns the rest.
-    ///
-    /// # Errors
-    /// [`Error::Truncated`] for fewer than 16 bytes.
-    pub fn parse(input: &[u8]) -> Result<(Self, &[u8]), Error> {
-        let (bytes, rest) = wire::split_prefix::<{ Self::LEN }>(Self::LAYOUT, input)?;
-        Ok((Self::from_bytes(bytes), rest))
-    }
-
-    /// Writes the struct to the start of `out` and returns the rest of `out`.
-    ///
-    /// # Errors
-    /// [`Error::OutputTooSmall`] when `out` is shorter than 16 bytes; nothing is written then.
-    pub fn emit<'o>(&self, out: &'o mut [u8]) -> Result<&'o mut [u8], Error> {
-        wire::emit_prefix(Self::LAYOUT, self.to_bytes(), out)
     }
 }
 
@@ -260,6 +226,9 @@ impl From<EventInstanceInfo64> for EventInstanceInfo {
         Self::Bits64(info)
     }
 }
+
+wire::fixed_layout_entry_points!(EventInstanceInfo32, length_only);
+wire::fixed_layout_entry_points!(EventInstanceInfo64, length_only);
 
 #[cfg(test)]
 mod tests {

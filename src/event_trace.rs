@@ -138,23 +138,6 @@ impl EventTrace32 {
             parent_guid: self.parent_guid,
         }
     }
-
-    /// Decodes the first 0x58 bytes of `input` and returns the rest.
-    ///
-    /// # Errors
-    /// [`Error::Truncated`] for fewer than 0x58 bytes.
-    pub fn parse(input: &[u8]) -> Result<(Self, &[u8]), Error> {
-        let (bytes, rest) = wire::split_prefix::<{ Self::LEN }>(Self::LAYOUT, input)?;
-        Ok((Self::from_bytes(bytes), rest))
-    }
-
-    /// Writes the struct to the start of `out` and returns the rest of `out`.
-    ///
-    /// # Errors
-    /// [`Error::OutputTooSmall`] when `out` is shorter than 0x58 bytes; nothing is written then.
-    pub fn emit<'o>(&self, out: &'o mut [u8]) -> Result<&'o mut [u8], Error> {
-        wire::emit_prefix(Self::LAYOUT, self.to_bytes(), out)
-    }
 }
 
 impl EventTrace64 {
@@ -197,23 +180,6 @@ impl EventTrace64 {
             parent_instance_id: self.parent_instance_id,
             parent_guid: self.parent_guid,
         }
-    }
-
-    /// Decodes the first 0x58 bytes of `input` and returns the rest.
-    ///
-    /// # Errors
-    /// [`Error::Truncated`] for fewer than 0x58 bytes.
-    pub fn parse(input: &[u8]) -> Result<(Self, &[u8]), Error> {
-        let (bytes, rest) = wire::split_prefix::<{ Self::LEN }>(Self::LAYOUT, input)?;
-        Ok((Self::from_bytes(bytes), rest))
-    }
-
-    /// Writes the struct to the start of `out` and returns the rest of `out`.
-    ///
-    /// # Errors
-    /// [`Error::OutputTooSmall`] when `out` is shorter than 0x58 bytes; nothing is written then.
-    pub fn emit<'o>(&self, out: &'o mut [u8]) -> Result<&'o mut [u8], Error> {
-        wire::emit_prefix(Self::LAYOUT, self.to_bytes(), out)
     }
 }
 
@@ -390,6 +356,9 @@ impl From<EventTrace64> for EventTrace {
         Self::Bits64(trace)
     }
 }
+
+wire::fixed_layout_entry_points!(EventTrace32, length_only);
+wire::fixed_layout_entry_points!(EventTrace64, length_only);
 
 #[cfg(test)]
 mod tests {

@@ -134,15 +134,9 @@ impl EventTraceHeader {
         let (data, rest) = wire::split_event(Self::LAYOUT, input, header.size)?;
         Ok((header, data, rest))
     }
-
-    /// Writes the header to the start of `out` and returns the rest of `out`.
-    ///
-    /// # Errors
-    /// [`Error::OutputTooSmall`] when `out` is shorter than 0x30 bytes; nothing is written then.
-    pub fn emit<'o>(&self, out: &'o mut [u8]) -> Result<&'o mut [u8], Error> {
-        wire::emit_prefix(Self::LAYOUT, self.to_bytes(), out)
-    }
 }
+
+wire::fixed_layout_entry_points!(EventTraceHeader, emit);
 
 #[cfg(test)]
 mod tests {

@@ -1,7 +1,7 @@
 //! `MOF_FIELD`: one piece of event data given by reference, for `WNODE_FLAG_USE_MOF_PTR` events.
 
 use crate::wire::{self, Field, Reader, Writer};
-use crate::{Error, Layout};
+use crate::Layout;
 
 /// Byte offsets of the members (evntrace.h); the same on both bitnesses.
 mod offset {
@@ -60,24 +60,9 @@ impl MofField {
         write.u32(offset::DATA_TYPE, self.data_type);
         bytes
     }
-
-    /// Decodes the first 16 bytes of `input` and returns the rest.
-    ///
-    /// # Errors
-    /// [`Error::Truncated`] for fewer than 16 bytes.
-    pub fn parse(input: &[u8]) -> Result<(Self, &[u8]), Error> {
-        let (bytes, rest) = wire::split_prefix::<{ Self::LEN }>(Self::LAYOUT, input)?;
-        Ok((Self::from_bytes(bytes), rest))
-    }
-
-    /// Writes the struct to the start of `out` and returns the rest of `out`.
-    ///
-    /// # Errors
-    /// [`Error::OutputTooSmall`] when `out` is shorter than 16 bytes; nothing is written then.
-    pub fn emit<'o>(&self, out: &'o mut [u8]) -> Result<&'o mut [u8], Error> {
-        wire::emit_prefix(Self::LAYOUT, self.to_bytes(), out)
-    }
 }
+
+wire::fixed_layout_entry_points!(MofField, length_only);
 
 #[cfg(test)]
 mod tests {

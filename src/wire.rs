@@ -221,3 +221,39 @@ pub(crate) fn split_event(
 pub(crate) fn ascending<const N: usize>() -> [u8; N] {
     core::array::from_fn(|index| (index as u8).wrapping_add(0x11))
 }
+
+/// The `parse` and `emit` entry points every fixed-layout type shares, written once.
+///
+/// `length_only` also gives the type a `parse` that checks nothing but the length (for the
+/// structs that never appear in trace buffers); `emit` alone suits the wire headers, whose
+/// `parse` makes their own checks.
+macro_rules! fixed_layout_entry_points {
+    ($type:ty, length_only) => {
+        impl $type {
+            /// Decodes the first [`Self::LEN`] bytes of `input` (any values) and returns the rest.
+            ///
+            /// # Errors
+            /// [`Error::Truncated`](crate::Error::Truncated) when `input` is shorter than [`Self::LEN`].
+            pub fn parse(input: &[u8]) -> Result<(Self, &[u8]), crate::Error> {
+                let (bytes, rest) =
+                    crate::wire::split_prefix::<{ Self::LEN }>(Self::LAYOUT, input)?;
+                Ok((Self::from_bytes(bytes), rest))
+            }
+        }
+        crate::wire::fixed_layout_entry_points!($type, emit);
+    };
+    ($type:ty, emit) => {
+        impl $type {
+            /// Writes the struct to the start of `out` and returns the rest of `out`.
+            ///
+            /// # Errors
+            /// [`Error::OutputTooSmall`](crate::Error::OutputTooSmall) when `out` is shorter than
+            /// [`Self::LEN`]; nothing is written then.
+            pub fn emit<'o>(&self, out: &'o mut [u8]) -> Result<&'o mut [u8], crate::Error> {
+                crate::wire::emit_prefix(Self::LAYOUT, self.to_bytes(), out)
+            }
+        }
+    };
+}
+
+pub(crate) use fixed_layout_entry_points;
