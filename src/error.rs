@@ -83,6 +83,56 @@ pub enum Error {
         /// The byte found there, `None` past the end of the text.
         found: Option<u8>,
     },
+    /// In a trace buffer, the first `u32` where an event should start has no `TRACE_HEADER_FLAG`
+    /// (bit 0x80 of byte 3) and is not the end mark 0xFFFFFFFF.
+    NotAnEventHeader {
+        /// Where the event should start, from the start of the events' bytes.
+        offset: usize,
+        /// The `u32` found there (little-endian).
+        found: u32,
+    },
+    /// In a trace buffer, an event's `HeaderType` is one whose layout (where `Size` sits) is not
+    /// known: `TIMED`, `WNODE_HEADER` or a value ntwmi.h does not name.
+    UnknownEventHeaderType {
+        /// Where the event starts.
+        offset: usize,
+        /// The header type found at byte 2.
+        header_type: HeaderType,
+    },
+    /// In a trace buffer, too few bytes are left to read an event's `Size` (a version-first
+    /// header keeps it at bytes 4..6).
+    EventHeaderTruncated {
+        /// Where the event starts.
+        offset: usize,
+        /// The event's header type.
+        header_type: HeaderType,
+        /// Bytes needed to read `Size`.
+        needed: usize,
+        /// Bytes left from the event's start.
+        available: usize,
+    },
+    /// In a trace buffer, an event's `Size` is smaller than its fixed header (or than 4 bytes).
+    EventSizeBelowHeader {
+        /// Where the event starts.
+        offset: usize,
+        /// The event's header type.
+        header_type: HeaderType,
+        /// The smallest `Size` this header type allows.
+        min_size: usize,
+        /// The `Size` found.
+        size: u16,
+    },
+    /// In a trace buffer, an event's `Size` runs past the end of the bytes given.
+    EventSizeBeyondBuffer {
+        /// Where the event starts.
+        offset: usize,
+        /// The event's header type.
+        header_type: HeaderType,
+        /// The `Size` found.
+        size: u16,
+        /// Bytes left from the event's start.
+        available: usize,
+    },
 }
 
 /// What a GUID parser expected at the position it reports.
@@ -182,6 +232,48 @@ impl core::fmt::Display for Error {
             } => write!(
                 f,
                 "GUID text: expected {expected} at position {at}, found the end of the text"
+            ),
+            Self::NotAnEventHeader { offset, found } => write!(
+                f,
+                "expected a trace header (bit 0x80000000 set) or the end mark 0xffffffff, \
+                 found {found:#010x} at offset {offset:#x}"
+            ),
+            Self::UnknownEventHeaderType {
+                offset,
+                header_type,
+            } => write!(
+                f,
+                "expected a header type with a known layout, found {header_type:?} at offset {offset:#x}"
+            ),
+            Self::EventHeaderTruncated {
+                offset,
+                header_type,
+                needed,
+                available,
+            } => write!(
+                f,
+                "{header_type:?} event: expected {needed} bytes to read its Size, \
+                 found {available} at offset {offset:#x}"
+            ),
+            Self::EventSizeBelowHeader {
+                offset,
+                header_type,
+                min_size,
+                size,
+            } => write!(
+                f,
+                "{header_type:?} event: expected a Size of at least {min_size}, \
+                 found {size} at offset {offset:#x}"
+            ),
+            Self::EventSizeBeyondBuffer {
+                offset,
+                header_type,
+                size,
+                available,
+            } => write!(
+                f,
+                "{header_type:?} event: expected a Size of at most the {available} bytes left, \
+                 found {size} at offset {offset:#x}"
             ),
         }
     }

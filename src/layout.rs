@@ -65,11 +65,13 @@ pub enum Layout {
     EventInstanceInfo64,
     /// `MOF_FIELD`, 16 bytes on both bitnesses.
     MofField,
+    /// `WMI_BUFFER_HEADER`, the 0x48-byte start of every trace buffer, on both bitnesses.
+    WmiBufferHeader,
 }
 
 impl Layout {
     /// Every layout, in declaration order.
-    pub const ALL: [Self; 8] = [
+    pub const ALL: [Self; 9] = [
         Self::EventTraceHeader,
         Self::EventInstanceHeader,
         Self::EventInstanceGuidHeader,
@@ -78,6 +80,7 @@ impl Layout {
         Self::EventInstanceInfo32,
         Self::EventInstanceInfo64,
         Self::MofField,
+        Self::WmiBufferHeader,
     ];
 
     /// The struct's name in the Windows SDK headers, with its bitness where it has two layouts.
@@ -91,6 +94,7 @@ impl Layout {
             Self::EventInstanceInfo32 => "EVENT_INSTANCE_INFO (32-bit)",
             Self::EventInstanceInfo64 => "EVENT_INSTANCE_INFO (64-bit)",
             Self::MofField => "MOF_FIELD",
+            Self::WmiBufferHeader => "WMI_BUFFER_HEADER",
         }
     }
 
@@ -104,6 +108,7 @@ impl Layout {
             Self::EventInstanceInfo32 => crate::EventInstanceInfo32::LEN,
             Self::EventInstanceInfo64 => crate::EventInstanceInfo64::LEN,
             Self::MofField => crate::MofField::LEN,
+            Self::WmiBufferHeader => crate::WmiBufferHeader::LEN,
         }
     }
 

@@ -11,6 +11,7 @@
 //! | [`EventTrace`] ([`EventTrace32`], [`EventTrace64`]) | `EVENT_TRACE` | 0x58 |
 //! | [`EventInstanceInfo`] ([`EventInstanceInfo32`], [`EventInstanceInfo64`]) | `EVENT_INSTANCE_INFO` | 8 / 16 |
 //! | [`MofField`] | `MOF_FIELD` | 16 |
+//! | [`WmiBufferHeader`] | `WMI_BUFFER_HEADER` (start of every trace buffer) | 0x48 |
 //!
 //! Each fixed-layout type has the same entry points: `LEN`, `from_bytes(&[u8; LEN])` (any bytes,
 //! never fails), `to_bytes() -> [u8; LEN]`, `parse(&[u8]) -> Result<(Self, &[u8]), Error>` (the
@@ -74,6 +75,7 @@
 
 mod buffer_context;
 mod class;
+#[macro_use]
 mod codes;
 mod error;
 mod event_instance_guid_header;
@@ -81,11 +83,14 @@ mod event_instance_header;
 mod event_instance_info;
 mod event_trace;
 mod event_trace_header;
+mod events;
 mod guid;
 mod layout;
 mod mof_field;
+mod time;
 mod unions;
 mod wire;
+mod wmi_buffer_header;
 
 pub use buffer_context::BufferContext;
 pub use class::Class;
@@ -98,10 +103,15 @@ pub use event_instance_header::EventInstanceHeader;
 pub use event_instance_info::{EventInstanceInfo, EventInstanceInfo32, EventInstanceInfo64};
 pub use event_trace::{EventTrace, EventTrace32, EventTrace64};
 pub use event_trace_header::EventTraceHeader;
+pub use events::{Event, EventKind, Events, DEFAULT_TRACE_ALIGNMENT};
 pub use guid::Guid;
 pub use layout::{Bitness, Layout};
 pub use mof_field::MofField;
+pub use time::{
+    cpu_time, cpu_time_nanos, filetime_to_unix, unix_to_filetime, UnixTime, FILETIME_UNIX_EPOCH,
+};
 pub use unions::{GuidOrPtr, TimesOrFlags};
+pub use wmi_buffer_header::{BufferFlags, BufferType, WmiBufferHeader};
 
 /// The README's examples, compiled and run as doc tests.
 #[cfg(doctest)]

@@ -164,5 +164,5 @@ fn bitness_chosen_types_every_truncation() {
 #[test]
 fn layout_lengths_are_the_sdk_sizes() {
     let lengths: Vec<usize> = Layout::ALL.iter().map(|layout| layout.byte_len()).collect();
-    assert_eq!(lengths, [0x30, 0x38, 0x48, 0x58, 0x58, 8, 16, 16]);
+    assert_eq!(lengths, [0x30, 0x38, 0x48, 0x58, 0x58, 8, 16, 16, 0x48]);
 }

@@ -1,0 +1,597 @@
+//! Walking the events of one trace buffer: recognise each header from its first four bytes,
+//! check its `Size` against the bytes there, and hand back a zero-copy view.
+
+use core::iter::FusedIterator;
+
+use crate::{
+    Error, EventInstanceGuidHeader, EventTraceHeader, HeaderFamily, HeaderType, MarkerFlags,
+};
+
+/// `DEFAULT_TRACE_ALIGNMENT` (ntwmi.h): events in a trace buffer start at multiples of 8 bytes,
+/// so the next event starts at the previous one's offset plus its `Size` rounded up to 8. The
+/// pad bytes in between are undefined (real traces hold garbage there) and are never read.
+pub const DEFAULT_TRACE_ALIGNMENT: usize = 8;
+
+/// The `u32` that stands where a header would start once a buffer's events have ended.
+const END_OF_EVENTS: u32 = 0xFFFF_FFFF;
+
+/// The smallest `Size` any event may have: the four marker bytes. A smaller `Size` (0 in
+/// particular) could never advance a walk.
+const MIN_EVENT_SIZE: usize = 4;
+
+/// The events of one trace buffer, in order: an iterator of [`Event`]s over the bytes that
+/// follow the buffer's [`WmiBufferHeader`](crate::WmiBufferHeader), up to the end of the buffer
+/// (or any shorter length the caller chooses).
+///
+/// Each event is recognised from its first four bytes, read as a little-endian `u32`:
+/// - 0xFFFFFFFF marks the end of the events: iteration ends, without an error. So does a tail
+///   of fewer than four bytes.
+/// - Otherwise `TRACE_HEADER_FLAG` (0x80 in byte 3) must be set, or the walk stops with
+///   [`Error::NotAnEventHeader`].
+/// - With `TRACE_MESSAGE` (0x10 in byte 3) it is a message (WPP) header, `Size` a `u16` at 0;
+///   the event is reported as [`HeaderType::MESSAGE`].
+/// - Otherwise byte 2 is the [`HeaderType`], and its [`family`](HeaderType::family) says where
+///   `Size` is: a `u16` at 0 for size-first headers, at 4 for version-first ones (`SYSTEM`,
+///   `COMPACT`, `PERFINFO`). A type without a known family is [`Error::UnknownEventHeaderType`].
+///
+/// `Size` must cover the type's fixed header (and at least four bytes), else
+/// [`Error::EventSizeBelowHeader`], and must not run past the end of the bytes, else
+/// [`Error::EventSizeBeyondBuffer`]. The next event starts at the event's offset plus `Size`
+/// rounded up to [`DEFAULT_TRACE_ALIGNMENT`].
+///
+/// An error is yielded once, with the offset where it was found, and then the iterator returns
+/// `None` for ever. Offsets strictly increase, so a walk takes at most `len / 8 + 1` steps.
+///
+/// ```
+/// use etw_classic::{Events, EventKind, HeaderType};
+///
+/// // One 0x30-byte FULL_HEADER64 event with 4 bytes of data, padding, then the end mark.
+/// let mut buffer = [0xFFu8; 0x40];
+/// buffer[..4].copy_from_slice(&[0x34, 0x00, 0x14, 0xC0]);
+/// buffer[0x04..0x34].fill(0);
+///
+/// let mut events = Events::new(&buffer);
+/// let event = events.next().unwrap()?;
+/// assert_eq!((event.offset, event.header_type, event.size), (0, HeaderType::FULL_HEADER64, 0x34));
+/// assert!(matches!(event.kind(), EventKind::Full { data, .. } if data.len() == 4));
+/// assert!(events.next().is_none());
+/// # Ok::<(), etw_classic::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Events<'a> {
+    bytes: &'a [u8],
+    /// Where the next event is looked for; `None` once the walk has ended.
+    next: Option<usize>,
+}
+
+impl<'a> Events<'a> {
+    /// The events in `bytes`, the first one at offset 0.
+    pub const fn new(bytes: &'a [u8]) -> Self {
+        Self {
+            bytes,
+            next: Some(0),
+        }
+    }
+
+    /// Where the next event is looked for, from the start of the bytes; `None` once the walk has
+    /// ended (at the end mark, the end of the bytes, or after an error).
+    pub const fn offset(&self) -> Option<usize> {
+        self.next
+    }
+}
+
+impl<'a> Iterator for Events<'a> {
+    type Item = Result<Event<'a>, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let offset = self.next.take()?;
+        let item = read_event(self.bytes.get(offset..)?, offset)?;
+        if let Ok(event) = &item {
+            self.next = usize::from(event.size)
+                .checked_next_multiple_of(DEFAULT_TRACE_ALIGNMENT)
+                .and_then(|step| offset.checked_add(step));
+        }
+        Some(item)
+    }
+}
+
+impl FusedIterator for Events<'_> {}
+
+/// Recognises the event at the start of `rest` (which is at `offset`); `None` at the end of the
+/// events.
+fn read_event(rest: &[u8], offset: usize) -> Option<Result<Event<'_>, Error>> {
+    let marker = *rest.first_chunk::<4>()?;
+    let found = u32::from_le_bytes(marker);
+    if found == END_OF_EVENTS {
+        return None;
+    }
+    Some(recognise(rest, offset, marker, found))
+}
+
+fn recognise(rest: &[u8], offset: usize, marker: [u8; 4], found: u32) -> Result<Event<'_>, Error> {
+    let [_, _, type_byte, flags_byte] = marker;
+    let marker_flags = MarkerFlags(flags_byte);
+    if !marker_flags.contains(MarkerFlags::TRACE_HEADER_FLAG) {
+        return Err(Error::NotAnEventHeader { offset, found });
+    }
+    let (header_type, family) = if marker_flags.contains(MarkerFlags::TRACE_MESSAGE) {
+        (HeaderType::MESSAGE, HeaderFamily::SizeFirst)
+    } else {
+        let header_type = HeaderType(type_byte);
+        let family = header_type.family().ok_or(Error::UnknownEventHeaderType {
+            offset,
+            header_type,
+        })?;
+        (header_type, family)
+    };
+    let size_at = match family {
+        HeaderFamily::SizeFirst => 0,
+        HeaderFamily::VersionFirst => 4,
+    };
+    let size = rest
+        .get(size_at..)
+        .and_then(|tail| tail.first_chunk::<2>())
+        .map(|raw| u16::from_le_bytes(*raw))
+        .ok_or(Error::EventHeaderTruncated {
+            offset,
+            header_type,
+            needed: size_at.saturating_add(2),
+            available: rest.len(),
+        })?;
+    let min_size = header_type
+        .fixed_len()
+        .unwrap_or_default()
+        .max(MIN_EVENT_SIZE);
+    if usize::from(size) < min_size {
+        return Err(Error::EventSizeBelowHeader {
+            offset,
+            header_type,
+            min_size,
+            size,
+        });
+    }
+    let bytes = rest
+        .get(..usize::from(size))
+        .ok_or(Error::EventSizeBeyondBuffer {
+            offset,
+            header_type,
+            size,
+            available: rest.len(),
+        })?;
+    Ok(Event {
+        offset,
+        header_type,
+        marker_flags,
+        size,
+        bytes,
+    })
+}
+
+/// One event of a trace buffer, borrowed from the buffer's bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Event<'a> {
+    /// Where the event starts, from the start of the bytes given to [`Events::new`].
+    pub offset: usize,
+    /// The header type: byte 2, or [`HeaderType::MESSAGE`] for a message header (whose byte 2 is
+    /// reserved).
+    pub header_type: HeaderType,
+    /// Byte 3 (`MarkerFlags`, or `Flags` in a version-first header).
+    pub marker_flags: MarkerFlags,
+    /// `Size`: header plus data, without the alignment padding after it.
+    pub size: u16,
+    /// The whole event, header and data: exactly `size` bytes.
+    pub bytes: &'a [u8],
+}
+
+impl<'a> Event<'a> {
+    /// The event decoded as far as this crate knows its header: a classic full or instance
+    /// header with its data, or the raw bytes of any other kind.
+    ///
+    /// The choice follows [`header_type`](Self::header_type) alone; the header is decoded as
+    /// `from_bytes` does, without the marker-flags check of `parse`.
+    pub fn kind(&self) -> EventKind<'a> {
+        match self.header_type {
+            HeaderType::FULL_HEADER32 | HeaderType::FULL_HEADER64 => {
+                if let Some((header, data)) = self.bytes.split_first_chunk() {
+                    return EventKind::Full {
+                        header: EventTraceHeader::from_bytes(header),
+                        data,
+                    };
+                }
+            }
+            HeaderType::INSTANCE32 | HeaderType::INSTANCE64 => {
+                if let Some((header, data)) = self.bytes.split_first_chunk() {
+                    return EventKind::Instance {
+                        header: EventInstanceGuidHeader::from_bytes(header),
+                        data,
+                    };
+                }
+            }
+            _ => {}
+        }
+        EventKind::Other {
+            header_type: self.header_type,
+            bytes: self.bytes,
+        }
+    }
+}
+
+/// An [`Event`] decoded by its header type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum EventKind<'a> {
+    /// `FULL_HEADER32`/`FULL_HEADER64`: an `EVENT_TRACE_HEADER` (from `TraceEvent`) and the
+    /// `Size - 0x30` bytes of data after it.
+    Full {
+        /// The header.
+        header: EventTraceHeader,
+        /// The event data.
+        data: &'a [u8],
+    },
+    /// `INSTANCE32`/`INSTANCE64`: an `EVENT_INSTANCE_GUID_HEADER` (from `TraceEventInstance`)
+    /// and the `Size - 0x48` bytes of data after it.
+    Instance {
+        /// The header.
+        header: EventInstanceGuidHeader,
+        /// The event data.
+        data: &'a [u8],
+    },
+    /// Any other header type (system, compact, perfinfo, `EVENT_HEADER`, message, error): the
+    /// whole event, header included.
+    Other {
+        /// The event's header type.
+        header_type: HeaderType,
+        /// The whole event.
+        bytes: &'a [u8],
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use super::*;
+    use crate::{Class, Guid, GuidOrPtr, TimesOrFlags};
+    use proptest::prelude::*;
+    use std::vec::Vec;
+
+    fn full_header64(size: u16) -> EventTraceHeader {
+        EventTraceHeader {
+            size,
+            header_type: HeaderType::FULL_HEADER64,
+            marker_flags: MarkerFlags::EVENT_TRACE_HEADER,
+            class: Class::from_roll_up(0x0002_0401),
+            thread_id: 0x1234,
+            process_id: 0x42,
+            timestamp: 133_000_000_000_000_000,
+            guid: GuidOrPtr::from_guid(Guid::from_fields(1, 2, 3, [4; 8])),
+            times: TimesOrFlags::from_times(3, 5),
+        }
+    }
+
+    fn instance32(size: u16) -> EventInstanceGuidHeader {
+        let mut header = full_header64(size);
+        header.header_type = HeaderType::INSTANCE32;
+        EventInstanceGuidHeader {
+            header,
+            instance_id: 7,
+            parent_instance_id: 6,
+            parent_guid: Guid::from_fields(9, 8, 7, [6; 8]),
+        }
+    }
+
+    /// A `SYSTEM64` header: Version 2, HeaderType 0x02, Flags 0xC0, Size at 4, HookId at 6, then
+    /// zeros up to 0x20 (ThreadId, ProcessId, SystemTime, KernelTime, UserTime).
+    fn system64(size: u16) -> [u8; 0x20] {
+        let mut header = [0; 0x20];
+        header[..4].copy_from_slice(&[0x02, 0x00, 0x02, 0xC0]);
+        header[4..6].copy_from_slice(&size.to_le_bytes());
+        header[6..8].copy_from_slice(&0x0050u16.to_le_bytes());
+        header
+    }
+
+    /// Appends `event` and pads with `pad` to the next multiple of 8.
+    fn push(buffer: &mut Vec<u8>, event: &[u8], pad: u8) {
+        buffer.extend_from_slice(event);
+        while buffer.len() % 8 != 0 {
+            buffer.push(pad);
+        }
+    }
+
+    fn all(bytes: &[u8]) -> Vec<Result<Event<'_>, Error>> {
+        Events::new(bytes).collect()
+    }
+
+    #[test]
+    fn walks_full_instance_and_system_events_to_the_end_mark() {
+        let mut buffer = Vec::new();
+        // 0x00: FULL_HEADER64 with 5 bytes of data (Size 0x35), garbage padding to 0x38.
+        let mut full = full_header64(0x35).to_bytes().to_vec();
+        full.extend_from_slice(b"data!");
+        push(&mut buffer, &full, 0xAB);
+        // 0x38: INSTANCE32 with 2 bytes of data (Size 0x4A), garbage padding to 0x88.
+        let mut instance = instance32(0x4A).to_bytes().to_vec();
+        instance.extend_from_slice(&[0x11, 0x22]);
+        push(&mut buffer, &instance, 0xCD);
+        // 0x88: SYSTEM64 with 4 bytes of data (Size 0x24), garbage padding to 0xB0.
+        let mut system = system64(0x24).to_vec();
+        system.extend_from_slice(&[1, 2, 3, 4]);
+        push(&mut buffer, &system, 0x5A);
+        // 0xB0: the end mark, then 0xFF fill.
+        buffer.extend_from_slice(&[0xFF; 0x50]);
+
+        let events: Vec<Event<'_>> = all(&buffer).into_iter().map(Result::unwrap).collect();
+        let summary: Vec<(usize, HeaderType, u16)> = events
+            .iter()
+            .map(|event| (event.offset, event.header_type, event.size))
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                (0x00, HeaderType::FULL_HEADER64, 0x35),
+                (0x38, HeaderType::INSTANCE32, 0x4A),
+                (0x88, HeaderType::SYSTEM64, 0x24),
+            ]
+        );
+        assert_eq!(
+            events[0].kind(),
+            EventKind::Full {
+                header: full_header64(0x35),
+                data: b"data!"
+            }
+        );
+        assert_eq!(
+            events[1].kind(),
+            EventKind::Instance {
+                header: instance32(0x4A),
+                data: &[0x11, 0x22]
+            }
+        );
+        assert_eq!(
+            events[2].kind(),
+            EventKind::Other {
+                header_type: HeaderType::SYSTEM64,
+                bytes: &system
+            }
+        );
+        assert_eq!(events[2].marker_flags, MarkerFlags::EVENT_TRACE_HEADER);
+    }
+
+    #[test]
+    fn an_event_may_fill_the_bytes_exactly() {
+        let mut bytes = full_header64(0x33).to_bytes().to_vec();
+        bytes.extend_from_slice(&[7, 8, 9]);
+        let mut events = Events::new(&bytes);
+        let event = events.next().unwrap().unwrap();
+        assert_eq!(event.bytes, &bytes[..]);
+        assert_eq!(events.next(), None);
+        assert_eq!(events.offset(), None);
+    }
+
+    #[test]
+    fn a_short_or_0xff_tail_ends_the_walk_cleanly() {
+        assert!(all(&[]).is_empty());
+        assert!(all(&[0x12, 0x34, 0x56]).is_empty());
+        assert!(all(&[0xFF; 4]).is_empty());
+        let mut bytes = full_header64(0x30).to_bytes().to_vec();
+        bytes.extend_from_slice(&[0xC0, 0x14, 0x00]);
+        assert_eq!(all(&bytes).len(), 1);
+    }
+
+    #[test]
+    fn size_past_the_end_is_an_error_then_the_walk_stops() {
+        let mut bytes = [0xEE; 0x40];
+        bytes[..0x30].copy_from_slice(&full_header64(0x30).to_bytes());
+        bytes[0x30..0x34].copy_from_slice(&[0x31, 0x00, 0x14, 0xC0]); // Size 0x31 at 0x30
+        let mut events = Events::new(&bytes[..0x40]);
+        assert!(events.next().unwrap().is_ok());
+        assert_eq!(
+            events.next(),
+            Some(Err(Error::EventSizeBeyondBuffer {
+                offset: 0x30,
+                header_type: HeaderType::FULL_HEADER64,
+                size: 0x31,
+                available: 0x10
+            }))
+        );
+        assert_eq!(events.next(), None);
+        assert_eq!(events.next(), None);
+
+        // One byte past the end of a single event.
+        let bytes = full_header64(0x31).to_bytes();
+        let mut events = Events::new(&bytes);
+        assert_eq!(
+            events.next(),
+            Some(Err(Error::EventSizeBeyondBuffer {
+                offset: 0,
+                header_type: HeaderType::FULL_HEADER64,
+                size: 0x31,
+                available: 0x30
+            }))
+        );
+        assert_eq!(events.next(), None);
+    }
+
+    #[test]
+    fn size_zero_is_an_error_not_a_loop() {
+        let mut events = Events::new(&[0x00, 0x00, 0x14, 0xC0, 0, 0, 0, 0]);
+        assert_eq!(
+            events.next(),
+            Some(Err(Error::EventSizeBelowHeader {
+                offset: 0,
+                header_type: HeaderType::FULL_HEADER64,
+                min_size: 0x30,
+                size: 0
+            }))
+        );
+        assert_eq!(events.next(), None);
+
+        // A type without a fixed length still needs the four marker bytes.
+        let mut events = Events::new(&[0x00, 0x00, 0x0D, 0xC0, 0, 0, 0, 0]);
+        assert!(matches!(
+            events.next(),
+            Some(Err(Error::EventSizeBelowHeader {
+                header_type: HeaderType::ERROR,
+                min_size: 4,
+                ..
+            }))
+        ));
+        assert_eq!(events.next(), None);
+    }
+
+    #[test]
+    fn unknown_markers_and_types_are_errors() {
+        assert_eq!(
+            all(&[0x30, 0x00, 0x14, 0x40, 0, 0, 0, 0]),
+            [Err(Error::NotAnEventHeader {
+                offset: 0,
+                found: 0x4014_0030
+            })]
+        );
+        assert_eq!(
+            all(&[0x30, 0x00, 0x0C, 0xC0, 0, 0, 0, 0]),
+            [Err(Error::UnknownEventHeaderType {
+                offset: 0,
+                header_type: HeaderType::TIMED
+            })]
+        );
+        assert_eq!(
+            all(&[0x02, 0x00, 0x02, 0xC0, 0x20]),
+            [Err(Error::EventHeaderTruncated {
+                offset: 0,
+                header_type: HeaderType::SYSTEM64,
+                needed: 6,
+                available: 5
+            })]
+        );
+    }
+
+    #[test]
+    fn a_message_header_is_size_first_whatever_its_byte_2() {
+        let mut bytes = [0xFF; 0x18];
+        bytes[..4].copy_from_slice(&[0x0C, 0x00, 0x00, 0x90]);
+        let events = all(&bytes);
+        let [Ok(event)] = events.as_slice() else {
+            panic!("{events:?}")
+        };
+        assert_eq!(
+            (event.header_type, event.size, event.marker_flags),
+            (HeaderType::MESSAGE, 0x0C, MarkerFlags(0x90))
+        );
+    }
+
+    #[test]
+    fn errors_say_what_was_expected_and_where() {
+        let error = Error::EventSizeBeyondBuffer {
+            offset: 0x30,
+            header_type: HeaderType::FULL_HEADER64,
+            size: 0x11,
+            available: 0x10,
+        };
+        assert_eq!(
+            std::format!("{error}"),
+            "FULL_HEADER64 event: expected a Size of at most the 16 bytes left, found 17 at offset 0x30"
+        );
+    }
+
+    /// Events of the header types the walk knows, each with `extra` bytes of data after its fixed
+    /// header and `pad` in its padding; returns the buffer and each event's (offset, type, size).
+    fn build(events: &[(usize, u8, u8)]) -> (Vec<u8>, Vec<(usize, HeaderType, u16)>) {
+        const TYPES: [HeaderType; 6] = [
+            HeaderType::FULL_HEADER32,
+            HeaderType::FULL_HEADER64,
+            HeaderType::INSTANCE64,
+            HeaderType::SYSTEM32,
+            HeaderType::PERFINFO64,
+            HeaderType::EVENT_HEADER64,
+        ];
+        let mut buffer = Vec::new();
+        let mut expected = Vec::new();
+        for &(which, extra, pad) in events {
+            let header_type = TYPES[which % TYPES.len()];
+            let size = header_type.fixed_len().unwrap() + usize::from(extra);
+            let size = u16::try_from(size).unwrap();
+            let mut event = std::vec![0x5Au8; usize::from(size)];
+            event[2..4].copy_from_slice(&[header_type.0, 0xC0]);
+            let size_at = match header_type.family().unwrap() {
+                HeaderFamily::SizeFirst => 0,
+                HeaderFamily::VersionFirst => 4,
+            };
+            event[size_at..size_at + 2].copy_from_slice(&size.to_le_bytes());
+            expected.push((buffer.len(), header_type, size));
+            push(&mut buffer, &event, pad);
+        }
+        (buffer, expected)
+    }
+
+    /// The laws of a walk over any bytes: no panic, offsets strictly increasing and 8-aligned,
+    /// every event inside the bytes, at most `len / 8 + 2` steps.
+    fn check_walk(bytes: &[u8]) -> Result<(), TestCaseError> {
+        let mut previous: Option<usize> = None;
+        let mut steps = 0usize;
+        for item in Events::new(bytes) {
+            steps += 1;
+            prop_assert!(steps <= bytes.len() / 8 + 2);
+            let offset = match item {
+                Ok(event) => {
+                    let end = event.offset + usize::from(event.size);
+                    prop_assert!(end <= bytes.len());
+                    prop_assert_eq!(event.bytes, &bytes[event.offset..end]);
+                    prop_assert!(event.size >= 4);
+                    event.offset
+                }
+                Err(
+                    Error::NotAnEventHeader { offset, .. }
+                    | Error::UnknownEventHeaderType { offset, .. }
+                    | Error::EventHeaderTruncated { offset, .. }
+                    | Error::EventSizeBelowHeader { offset, .. }
+                    | Error::EventSizeBeyondBuffer { offset, .. },
+                ) => offset,
+                Err(other) => return Err(TestCaseError::fail(std::format!("{other:?}"))),
+            };
+            prop_assert!(offset < bytes.len());
+            prop_assert_eq!(offset % 8, 0);
+            prop_assert!(previous.map_or(true, |previous| offset > previous));
+            previous = Some(offset);
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #[test]
+        fn built_buffers_walk_back_to_their_events(
+            events in proptest::collection::vec((0..6usize, any::<u8>(), any::<u8>()), 0..12),
+            end_mark in any::<bool>(),
+            mutations in proptest::collection::vec((any::<usize>(), any::<u8>()), 0..4),
+        ) {
+            let (mut buffer, expected) = build(&events);
+            if end_mark {
+                buffer.extend_from_slice(&[0xFF; 12]);
+            }
+            let walked: Vec<(usize, HeaderType, u16)> = Events::new(&buffer)
+                .map(|item| item.map(|event| (event.offset, event.header_type, event.size)))
+                .collect::<Result<_, _>>()
+                .unwrap();
+            prop_assert_eq!(walked, expected);
+            for (at, byte) in mutations {
+                if !buffer.is_empty() {
+                    let len = buffer.len();
+                    buffer[at % len] = byte;
+                }
+            }
+            check_walk(&buffer)?;
+        }
+
+        #[test]
+        fn walks_any_bytes_without_panicking_or_looping(
+            bytes in proptest::collection::vec(
+                prop_oneof![any::<u8>(), Just(0xC0u8), Just(0x14u8), Just(0x02u8), Just(0x00u8)],
+                0..600,
+            )
+        ) {
+            check_walk(&bytes)?;
+        }
+    }
+}

@@ -1,0 +1,156 @@
+//! Walks the events of real trace buffers from the PerfView test traces (see
+//! `../shared/data/perfview/PROVENANCE.md`): the first buffer of `SelfDescribingSingleEvent.etl`
+//! field by field, and every buffer of the traces that hold no compressed buffer, against the
+//! event counts dissect.etl found (`tests/data/perfview-full-headers.json`).
+//!
+//! The traces are read from `$ETW_PERFVIEW_DIR`, else `../shared/data/perfview` next to the
+//! crate; when a trace is not there the test says so and passes without checking it.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use etw_classic::{
+    BufferFlags, BufferType, Event, EventKind, Events, HeaderType, MarkerFlags, WmiBufferHeader,
+    DEFAULT_TRACE_ALIGNMENT,
+};
+
+fn trace(name: &str) -> Option<Vec<u8>> {
+    let dir = std::env::var_os("ETW_PERFVIEW_DIR").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/perfview"),
+        PathBuf::from,
+    );
+    let path = dir.join(name);
+    match std::fs::read(&path) {
+        Ok(bytes) => Some(bytes),
+        Err(error) => {
+            eprintln!(
+                "SKIPPED: cannot read the PerfView trace {} ({error}); set ETW_PERFVIEW_DIR to the \
+                 folder holding the PerfView test traces to run this check",
+                path.display()
+            );
+            None
+        }
+    }
+}
+
+/// The buffer header at `start` and the buffer's event bytes (after the header, up to
+/// `BufferSize`).
+fn buffer(file: &[u8], start: usize) -> (WmiBufferHeader, &[u8]) {
+    let (header, _) = WmiBufferHeader::parse(&file[start..]).unwrap();
+    let end = start + usize::try_from(header.buffer_size).unwrap();
+    (header, &file[start + WmiBufferHeader::LEN..end])
+}
+
+/// Every event of `events`, which must all be well formed.
+fn walk(events: &[u8]) -> Vec<Event<'_>> {
+    Events::new(events).map(Result::unwrap).collect()
+}
+
+/// Where the walk ended: after the last event and its padding (0 for a buffer without events).
+fn end_of_events(events: &[Event<'_>]) -> usize {
+    events.last().map_or(0, |last| {
+        last.offset + usize::from(last.size).next_multiple_of(DEFAULT_TRACE_ALIGNMENT)
+    })
+}
+
+#[test]
+fn first_buffer_of_self_describing_single_event() {
+    let Some(file) = trace("SelfDescribingSingleEvent.etl") else {
+        return;
+    };
+    let (header, bytes) = buffer(&file, 0);
+    if header.is_compressed() {
+        eprintln!("SKIPPED: the first buffer of SelfDescribingSingleEvent.etl is compressed");
+        return;
+    }
+    assert_eq!(header.buffer_size, 0x400);
+    assert_eq!(header.buffer_type, BufferType::HEADER);
+    assert_eq!(header.buffer_flag, BufferFlags::FLUSH_MARKER);
+
+    // Decoded independently with Python's struct module: two SYSTEM64 events (version-first
+    // headers, Size at offset 4) at 0x48 + 0 and 0x48 + 0x170, the end mark at 0x48 + 0x1C0.
+    let events = walk(bytes);
+    let summary: Vec<(usize, HeaderType, u16)> = events
+        .iter()
+        .map(|event| (event.offset, event.header_type, event.size))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            (0x000, HeaderType::SYSTEM64, 0x16C),
+            (0x170, HeaderType::SYSTEM64, 0x050),
+        ]
+    );
+
+    // The first event is the logfile header: marker 0xC0020002 (a 64-bit logger's SYSTEM64).
+    let logfile = &events[0];
+    assert_eq!(logfile.marker_flags, MarkerFlags::EVENT_TRACE_HEADER);
+    assert_eq!(&logfile.bytes[..4], &0xC002_0002u32.to_le_bytes());
+    assert!(
+        matches!(logfile.kind(), EventKind::Other { header_type: HeaderType::SYSTEM64, bytes } if bytes.len() == 0x16C)
+    );
+
+    // The events end where the header's `Offset` says, with the end mark there.
+    let end = end_of_events(&events);
+    assert_eq!(
+        end + WmiBufferHeader::LEN,
+        usize::try_from(header.offset).unwrap()
+    );
+    assert_eq!(&bytes[end..end + 4], &[0xFF; 4]);
+
+    // The classic events of this trace in perfview-full-headers.json are in "buffer 1": the
+    // second buffer in file order (dissect.etl counts from 0), whose events are compressed, so
+    // they cannot be walked here.
+    let (second, _) = buffer(&file, 0x400);
+    assert_eq!(second.sequence_number, 1);
+    assert_eq!(
+        second.buffer_flag,
+        BufferFlags::COMPRESSED | BufferFlags::PROC_INDEX
+    );
+    assert!(second.is_compressed());
+}
+
+#[test]
+fn uncompressed_traces_have_the_event_counts_dissect_etl_found() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/perfview-full-headers.json"
+    ))
+    .unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+
+    // The two traces in which no buffer is compressed.
+    for (name, buffers) in [("gcevents.etl", 5), ("primitive-types.etl", 2)] {
+        let Some(file) = trace(name) else {
+            continue;
+        };
+        let mut counts = BTreeMap::<String, u64>::new();
+        let mut start = 0;
+        let mut walked = 0;
+        while start < file.len() {
+            let (header, bytes) = buffer(&file, start);
+            assert!(!header.is_compressed(), "{name} buffer {walked}");
+            let events = walk(bytes);
+            for event in &events {
+                let name = event.header_type.name().unwrap().to_owned();
+                *counts.entry(name).or_default() += 1;
+            }
+            let end = end_of_events(&events);
+            assert_eq!(
+                end + WmiBufferHeader::LEN,
+                usize::try_from(header.offset).unwrap(),
+                "{name} buffer {walked}: the events end at Offset"
+            );
+            start += bytes.len() + WmiBufferHeader::LEN;
+            walked += 1;
+        }
+        assert_eq!(walked, buffers, "{name}");
+        let expected: BTreeMap<String, u64> = json["counts"][name]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(kind, count)| (kind.clone(), count.as_u64().unwrap()))
+            .collect();
+        assert_eq!(counts, expected, "{name}");
+    }
+}
