@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use std::fmt;
 
 use etw_classic::{
-    Bitness, BufferContext, Class, EventInstanceGuidHeader, EventInstanceHeader,
+    Bitness, BufferContext, Class, EventInstanceGuidHeader, EventInstanceHeader, EventInstanceInfo,
     EventInstanceInfo32, EventInstanceInfo64, EventTrace32, EventTrace64, EventTraceHeader,
     EventType, Guid, GuidOrPtr, HeaderType, Level, MarkerFlags, MofField, TimesOrFlags, WnodeFlags,
 };
@@ -123,22 +123,12 @@ pub fn decode(layout: CliLayout, bytes: &[u8]) -> Result<Map<String, Value>, etw
                 trace.buffer_context,
             )
         }
-        CliLayout::InstanceInfo32 => {
-            let info =
-                EventInstanceInfo32::from_bytes(&prefix(bytes, Layout::EventInstanceInfo32)?);
-            object([
-                ("reg_handle", json!(info.reg_handle)),
-                ("instance_id", json!(info.instance_id)),
-            ])
-        }
-        CliLayout::InstanceInfo64 => {
-            let info =
-                EventInstanceInfo64::from_bytes(&prefix(bytes, Layout::EventInstanceInfo64)?);
-            object([
-                ("reg_handle", json!(info.reg_handle)),
-                ("instance_id", json!(info.instance_id)),
-            ])
-        }
+        CliLayout::InstanceInfo32 => instance_info_json(EventInstanceInfo::Bits32(
+            EventInstanceInfo32::from_bytes(&prefix(bytes, Layout::EventInstanceInfo32)?),
+        )),
+        CliLayout::InstanceInfo64 => instance_info_json(EventInstanceInfo::Bits64(
+            EventInstanceInfo64::from_bytes(&prefix(bytes, Layout::EventInstanceInfo64)?),
+        )),
         CliLayout::MofField => {
             let field = MofField::from_bytes(&prefix(bytes, Layout::MofField)?);
             object([
@@ -148,6 +138,14 @@ pub fn decode(layout: CliLayout, bytes: &[u8]) -> Result<Map<String, Value>, etw
             ])
         }
     })
+}
+
+/// `EVENT_INSTANCE_INFO` in either layout (`RegHandle` widened to 64 bits).
+fn instance_info_json(info: EventInstanceInfo) -> Map<String, Value> {
+    object([
+        ("reg_handle", json!(info.reg_handle())),
+        ("instance_id", json!(info.instance_id())),
+    ])
 }
 
 /// The first `N` bytes of `bytes`, or the library's own truncation error for `layout`.
