@@ -1,6 +1,6 @@
 //! The crate's one error type.
 
-use crate::{Bitness, HeaderType, Layout, MarkerFlags};
+use crate::{Bitness, BufferFlags, HeaderType, Layout, MarkerFlags};
 
 /// Everything that can go wrong when decoding or encoding; each variant says what was expected
 /// and what was found.
@@ -132,6 +132,27 @@ pub enum Error {
         size: u16,
         /// Bytes left from the event's start.
         available: usize,
+    },
+    /// A trace buffer's `BufferFlag` has `ETW_BUFFER_FLAG_COMPRESSED`: its events must be
+    /// decompressed before they can be walked.
+    CompressedBuffer {
+        /// The `BufferFlag` found.
+        buffer_flag: BufferFlags,
+    },
+    /// A trace buffer's `Offset` (where its events end) is before the end of its 0x48-byte
+    /// header or past the end of the bytes given.
+    BufferOffsetOutOfRange {
+        /// The `Offset` found at 0x30 of the buffer header.
+        offset: u32,
+        /// The smallest `Offset` allowed: the header's length.
+        min: usize,
+        /// The largest `Offset` allowed: the bytes given.
+        max: usize,
+    },
+    /// An [`InstanceTree`](crate::InstanceTree) has no room for another instance.
+    InstanceTreeFull {
+        /// The tree's capacity.
+        capacity: usize,
     },
 }
 
@@ -274,6 +295,20 @@ impl core::fmt::Display for Error {
                 f,
                 "{header_type:?} event: expected a Size of at most the {available} bytes left, \
                  found {size} at offset {offset:#x}"
+            ),
+            Self::CompressedBuffer { buffer_flag } => write!(
+                f,
+                "expected an uncompressed trace buffer, found BufferFlag {:#06x} with \
+                 ETW_BUFFER_FLAG_COMPRESSED (0x40)",
+                buffer_flag.0
+            ),
+            Self::BufferOffsetOutOfRange { offset, min, max } => write!(
+                f,
+                "expected the buffer's Offset between {min:#x} and {max:#x}, found {offset:#x}"
+            ),
+            Self::InstanceTreeFull { capacity } => write!(
+                f,
+                "expected room for another instance, found all {capacity} entries of the tree in use"
             ),
         }
     }

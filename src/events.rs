@@ -295,7 +295,7 @@ mod tests {
     /// Appends `event` and pads with `pad` to the next multiple of 8.
     fn push(buffer: &mut Vec<u8>, event: &[u8], pad: u8) {
         buffer.extend_from_slice(event);
-        while buffer.len() % 8 != 0 {
+        while !buffer.len().is_multiple_of(8) {
             buffer.push(pad);
         }
     }
@@ -553,7 +553,7 @@ mod tests {
             };
             prop_assert!(offset < bytes.len());
             prop_assert_eq!(offset % 8, 0);
-            prop_assert!(previous.map_or(true, |previous| offset > previous));
+            prop_assert!(previous.is_none_or(|previous| offset > previous));
             previous = Some(offset);
         }
         Ok(())

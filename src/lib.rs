@@ -85,9 +85,14 @@ mod event_trace;
 mod event_trace_header;
 mod events;
 mod guid;
+mod instance_tree;
 mod layout;
 mod mof_field;
+mod provider;
+mod session;
 mod time;
+mod trace_buffer;
+mod trace_error;
 mod unions;
 mod wire;
 mod wmi_buffer_header;
@@ -105,11 +110,16 @@ pub use event_trace::{EventTrace, EventTrace32, EventTrace64};
 pub use event_trace_header::EventTraceHeader;
 pub use events::{Event, EventKind, Events, DEFAULT_TRACE_ALIGNMENT};
 pub use guid::Guid;
+pub use instance_tree::{InstanceKey, InstanceNode, InstanceTree};
 pub use layout::{Bitness, Layout};
 pub use mof_field::MofField;
+pub use provider::{EventData, Provider, SteppingContext, TraceContext, Traced};
+pub use session::{Session, SessionStats};
 pub use time::{
     cpu_time, cpu_time_nanos, filetime_to_unix, unix_to_filetime, UnixTime, FILETIME_UNIX_EPOCH,
 };
+pub use trace_buffer::{ClassicEvents, DeliveredEvent, TraceBuffer};
+pub use trace_error::{InstanceRole, TraceError, Win32Error};
 pub use unions::{GuidOrPtr, TimesOrFlags};
 pub use wmi_buffer_header::{BufferFlags, BufferType, WmiBufferHeader};
 

@@ -1,0 +1,518 @@
+//! The provider side of classic ETW: class registration (the role of `RegisterTraceGuids`),
+//! instance ids (`CreateTraceInstanceId`), and the checks and header building of
+//! `TraceEventInstance` and `TraceEvent`, writing into a [`Session`]'s buffers.
+
+use crate::{
+    Bitness, Class, EventInstanceGuidHeader, EventInstanceHeader, EventInstanceInfo,
+    EventTraceHeader, Guid, GuidOrPtr, HeaderType, InstanceRole, MarkerFlags, Session,
+    TimesOrFlags, TraceError, WnodeFlags, MAX_MOF_FIELDS,
+};
+
+/// What the logger stamps into every event it writes, supplied by the caller.
+///
+/// On Windows these come from the calling thread and the session's clock; a firmware or a test
+/// provides them here. Only [`timestamp`](Self::timestamp) is required.
+pub trait TraceContext {
+    /// The time of the event being written (or of the buffer being flushed), in the session's
+    /// clock: on Windows a FILETIME (100 ns units since 1601-01-01) or a raw performance
+    /// counter; on a firmware any count that does not go backwards.
+    fn timestamp(&mut self) -> i64;
+
+    /// `ThreadId`: "identifies the thread that generated the event". Zero by default.
+    fn thread_id(&self) -> u32 {
+        0
+    }
+
+    /// `ProcessId`: "identifies the process that generated the event". Zero by default.
+    fn process_id(&self) -> u32 {
+        0
+    }
+
+    /// `KernelTime` and `UserTime` of the calling thread, in CPU ticks. Zero by default.
+    fn cpu_times(&self) -> (u32, u32) {
+        (0, 0)
+    }
+
+    /// The class GUID a `GuidPtr` points at, for events with `WNODE_FLAG_USE_GUID_PTR`: "When the
+    /// event is written, ETW uses the pointer to copy the GUID to the event". The crate holds no
+    /// pointers, so the caller resolves them; `None` (the default) for every pointer.
+    fn guid_at(&self, guid_ptr: u64) -> Option<Guid> {
+        let _ = guid_ptr;
+        None
+    }
+}
+
+/// A [`TraceContext`] with fixed thread, process and CPU times and a clock that advances by a
+/// fixed step at each reading: enough for a firmware without a real-time clock, for tests and
+/// for examples.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct SteppingContext {
+    /// The timestamp the next reading returns.
+    pub now: i64,
+    /// How far the clock advances after each reading (wrapping).
+    pub step: i64,
+    /// The `ThreadId` stamped into every event.
+    pub thread_id: u32,
+    /// The `ProcessId` stamped into every event.
+    pub process_id: u32,
+    /// The `KernelTime` stamped into every event.
+    pub kernel_time: u32,
+    /// The `UserTime` stamped into every event.
+    pub user_time: u32,
+}
+
+impl TraceContext for SteppingContext {
+    fn timestamp(&mut self) -> i64 {
+        let now = self.now;
+        self.now = now.wrapping_add(self.step);
+        now
+    }
+
+    fn thread_id(&self) -> u32 {
+        self.thread_id
+    }
+
+    fn process_id(&self) -> u32 {
+        self.process_id
+    }
+
+    fn cpu_times(&self) -> (u32, u32) {
+        (self.kernel_time, self.user_time)
+    }
+}
+
+/// The event data that follows a header given to [`Provider::trace_event_instance`] or
+/// [`Provider::trace_event`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum EventData<'a> {
+    /// Data appended to the header: the header's `Size` is its length plus `bytes.len()`.
+    Inline(&'a [u8]),
+    /// `WNODE_FLAG_USE_MOF_PTR`: "an array of MOF_FIELD structures contains the event data
+    /// appended to this structure. The number of elements in the array is limited to
+    /// MAX_MOF_FIELDS." Each entry is the `Length` bytes its `DataPtr` points at, already
+    /// resolved by the caller; the header's `Size` is its length plus 16 bytes per field. The
+    /// fields are gathered, in order, into the event's data.
+    MofFields(&'a [&'a [u8]]),
+}
+
+impl EventData<'_> {
+    /// Bytes the data adds to the header given to the provider: its length inline, or 16 bytes
+    /// per `MOF_FIELD`.
+    fn input_len(&self) -> usize {
+        match self {
+            Self::Inline(bytes) => bytes.len(),
+            Self::MofFields(fields) => fields.len().saturating_mul(crate::MofField::LEN),
+        }
+    }
+
+    /// Bytes the data occupies in the written event; `None` if the sum overflows.
+    pub(crate) fn written_len(&self) -> Option<usize> {
+        match self {
+            Self::Inline(bytes) => Some(bytes.len()),
+            Self::MofFields(fields) => fields
+                .iter()
+                .try_fold(0usize, |sum, field| sum.checked_add(field.len())),
+        }
+    }
+
+    /// Checks the data against `Size` and `Flags` of the header it was given with.
+    fn check(&self, header_len: usize, size: u16, flags: WnodeFlags) -> Result<(), TraceError> {
+        let flag_set = flags.contains(WnodeFlags::USE_MOF_PTR);
+        match self {
+            Self::Inline(_) if flag_set => return Err(TraceError::MofFlagMismatch { flag_set }),
+            Self::MofFields(_) if !flag_set => {
+                return Err(TraceError::MofFlagMismatch { flag_set })
+            }
+            Self::MofFields(fields) if fields.len() > MAX_MOF_FIELDS => {
+                return Err(TraceError::TooManyMofFields {
+                    count: fields.len(),
+                })
+            }
+            _ => {}
+        }
+        let expected = header_len.saturating_add(self.input_len());
+        if usize::from(size) != expected {
+            return Err(TraceError::WrongSize {
+                expected,
+                found: size,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// What a successful trace call did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Traced {
+    /// The event was written to a session buffer.
+    Written {
+        /// Which buffer of the session's pool holds it (its slot, `0..BUFFER_COUNT`).
+        slot: usize,
+        /// Where the event starts, from the start of the buffer (its 0x48-byte header included).
+        offset: usize,
+        /// The event's `Size` in the buffer.
+        size: u16,
+    },
+    /// The event's `Class.Level` is above the level the session was enabled at, so it was not
+    /// written. This is not an error: the session asked for fewer events.
+    FilteredOut,
+}
+
+/// One registered event trace class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+struct Registration {
+    class_guid: Guid,
+    /// The last instance id handed out for this class (0 before the first).
+    last_instance_id: u32,
+}
+
+/// A classic (MOF-based) event provider: its registered event trace classes, the instance ids
+/// it creates, and the rules `TraceEventInstance` and `TraceEvent` apply before an event is
+/// written.
+///
+/// `CLASSES` is the capacity of the registration table. The provider writes its events in one
+/// pointer width, `INSTANCE32`/`FULL_HEADER32` or `INSTANCE64`/`FULL_HEADER64` (the 32/64 in a
+/// header type is "the bitness of the provider that logged the event"), and its
+/// `EVENT_INSTANCE_INFO`s are in the same width.
+///
+/// Registration handles are 1, 2, 3... in registration order, so they fit the 32-bit
+/// `EVENT_INSTANCE_INFO` too; zero is never a handle.
+///
+/// ```
+/// use etw_classic::{Bitness, Class, EventData, EventInstanceHeader, EventType, Guid,
+///                   Level, Provider, Session, SteppingContext, TimesOrFlags, Traced, WnodeFlags};
+///
+/// let mut session = Session::<1024, 2>::new(1, Level::VERBOSE);
+/// let mut provider = Provider::<2>::new(Bitness::Bits32);
+/// let class = provider.register("ce5b6d6b-c6ec-4c7a-8e1b-0f0e1b5d3a11".parse()?)?;
+/// let instance = provider.create_instance_id(class)?;
+/// let mut context = SteppingContext { now: 1000, step: 10, thread_id: 7, ..Default::default() };
+///
+/// let data = [1u8, 2, 3];
+/// let header = EventInstanceHeader {
+///     size: (EventInstanceHeader::LEN + data.len()) as u16,
+///     class: Class::new(EventType::START, Level::INFORMATION, 0),
+///     reg_handle: class,
+///     times: TimesOrFlags::from_event_id(0, WnodeFlags::TRACED_GUID),
+///     ..Default::default()
+/// };
+/// let traced = provider.trace_event_instance(
+///     &mut session, &header, EventData::Inline(&data), &instance, None, &mut context)?;
+/// assert_eq!(traced, Traced::Written { slot: 0, offset: 0x48, size: 0x48 + 3 });
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Provider<const CLASSES: usize> {
+    bitness: Bitness,
+    registrations: heapless::Vec<Registration, CLASSES>,
+}
+
+impl<const CLASSES: usize> Provider<CLASSES> {
+    /// A provider with no registered class, writing events in the `bitness` layout.
+    pub const fn new(bitness: Bitness) -> Self {
+        Self {
+            bitness,
+            registrations: heapless::Vec::new(),
+        }
+    }
+
+    /// The pointer width of the events and instance infos this provider writes.
+    pub const fn bitness(&self) -> Bitness {
+        self.bitness
+    }
+
+    /// Registers an event trace class, as `RegisterTraceGuids` does with each
+    /// `TRACE_GUID_REGISTRATION`, and returns its registration handle (never zero).
+    ///
+    /// Registering a GUID that is already registered returns its existing handle.
+    ///
+    /// # Errors
+    /// [`TraceError::RegistrationTableFull`] when all `CLASSES` entries are in use.
+    pub fn register(&mut self, class_guid: Guid) -> Result<u64, TraceError> {
+        if let Some(handle) = self.handle_of(class_guid) {
+            return Ok(handle);
+        }
+        self.registrations
+            .push(Registration {
+                class_guid,
+                last_instance_id: 0,
+            })
+            .map_err(|_| TraceError::RegistrationTableFull { capacity: CLASSES })?;
+        Ok(handle_for_index(self.registrations.len().saturating_sub(1)))
+    }
+
+    /// The registration handle of `class_guid`, if it is registered.
+    pub fn handle_of(&self, class_guid: Guid) -> Option<u64> {
+        self.registrations
+            .iter()
+            .position(|registration| registration.class_guid == class_guid)
+            .map(handle_for_index)
+    }
+
+    /// The class GUID registered under `reg_handle`.
+    pub fn class_guid(&self, reg_handle: u64) -> Option<Guid> {
+        self.registration(reg_handle)
+            .map(|registration| registration.class_guid)
+    }
+
+    /// Creates the next instance id of a registered class, as `CreateTraceInstanceId` does:
+    /// "creates a unique transaction identifier and maps it to a registration handle".
+    ///
+    /// Ids count up from 1 per class and skip zero when they wrap (a zero `InstanceId` is an
+    /// empty instance info). The result is in the provider's bitness.
+    ///
+    /// # Errors
+    /// [`TraceError::UnknownRegHandle`] when `reg_handle` is not one of this provider's handles.
+    pub fn create_instance_id(&mut self, reg_handle: u64) -> Result<EventInstanceInfo, TraceError> {
+        let unknown = TraceError::UnknownRegHandle {
+            role: InstanceRole::Event,
+            reg_handle,
+        };
+        let registration = index_for_handle(reg_handle)
+            .and_then(|index| self.registrations.get_mut(index))
+            .ok_or(unknown)?;
+        let instance_id = match registration.last_instance_id.wrapping_add(1) {
+            0 => 1,
+            id => id,
+        };
+        registration.last_instance_id = instance_id;
+        // Handles count up from 1 and the table holds at most `CLASSES` entries, so a handle
+        // always fits a 32-bit `HANDLE`; the error arm is unreachable but costs nothing.
+        EventInstanceInfo::new(self.bitness, reg_handle, instance_id).map_err(|_| unknown)
+    }
+
+    /// Writes an instance event to `session`, as `TraceEventInstance` does.
+    ///
+    /// The checks, in order, each with the error it gives:
+    /// 1. `Flags` (offset 0x2C of the header) "must contain WNODE_FLAG_TRACED_GUID":
+    ///    [`TraceError::MissingTracedGuidFlag`].
+    /// 2. The data matches `WNODE_FLAG_USE_MOF_PTR` ([`TraceError::MofFlagMismatch`]), has at
+    ///    most `MAX_MOF_FIELDS` fields ([`TraceError::TooManyMofFields`]), and `Size` is 0x38
+    ///    plus the data's length, or 0x38 plus 16 per `MOF_FIELD` ([`TraceError::WrongSize`]).
+    /// 3. `instance` (and `parent`, if given) has a non-zero `RegHandle` and `InstanceId`
+    ///    ([`TraceError::EmptyInstanceInfo`]), is in the provider's bitness
+    ///    ([`TraceError::InstanceInfoBitness`]), holds a handle this provider registered
+    ///    ([`TraceError::UnknownRegHandle`]), and the header's `RegHandle` (`ParentRegHandle`)
+    ///    is that handle ([`TraceError::RegHandleMismatch`]).
+    /// 4. "Selecting a level higher than 1 will also include events for lower levels": an event
+    ///    whose `Class.Level` the session's level does not [enable](crate::Level::enables) is
+    ///    not written, and the call returns [`Traced::FilteredOut`].
+    /// 5. The session writes the event (see [`Session`]): [`TraceError::EventTooLarge`] for an
+    ///    event of buffer size − 72 bytes or more, [`TraceError::NoFreeBuffer`] when no buffer
+    ///    is free.
+    ///
+    /// The event written is the `EVENT_INSTANCE_GUID_HEADER` NTDLL builds, followed by the data
+    /// (the `MOF_FIELD`s gathered in order):
+    /// - `Size` 0x48 plus the data, `HeaderType` `INSTANCE32`/`INSTANCE64` by the provider's
+    ///   bitness, `MarkerFlags` 0xC0, `Class` from the header;
+    /// - `ThreadId`, `ProcessId`, `KernelTime`/`UserTime` from `context`, `TimeStamp` from
+    ///   `context` unless `Flags` has `WNODE_FLAG_USE_TIMESTAMP` (then the header's is kept);
+    /// - `Guid`: the class GUID registered under the instance info's handle; `InstanceId` from
+    ///   the instance info; `ParentInstanceId` and `ParentGuid` from the parent's instance info
+    ///   and registration, or zero without a parent.
+    ///
+    /// A `TRACEHANDLE` that is NULL or not valid cannot be expressed here: the session is a
+    /// reference.
+    ///
+    /// # Errors
+    /// As listed above; [`TraceError::win32_code`] gives the documented Win32 code of each.
+    pub fn trace_event_instance<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize>(
+        &self,
+        session: &mut Session<BUFFER_SIZE, BUFFER_COUNT>,
+        header: &EventInstanceHeader,
+        data: EventData<'_>,
+        instance: &EventInstanceInfo,
+        parent: Option<&EventInstanceInfo>,
+        context: &mut impl TraceContext,
+    ) -> Result<Traced, TraceError> {
+        let flags = header.times.flags();
+        check_traced_guid(flags)?;
+        data.check(EventInstanceHeader::LEN, header.size, flags)?;
+        let class_guid = self.check_instance(InstanceRole::Event, instance, header.reg_handle)?;
+        let (parent_instance_id, parent_guid) = match parent {
+            Some(parent) => (
+                parent.instance_id(),
+                self.check_instance(InstanceRole::Parent, parent, header.parent_reg_handle)?,
+            ),
+            None => (0, Guid::NIL),
+        };
+        if !session.enable_level().enables(header.class.level) {
+            return Ok(Traced::FilteredOut);
+        }
+        let stamped = stamp(
+            context,
+            header.timestamp,
+            flags,
+            header.class,
+            GuidOrPtr::from_guid(class_guid),
+        );
+        let written = EventInstanceGuidHeader {
+            header: EventTraceHeader {
+                header_type: match self.bitness {
+                    Bitness::Bits32 => HeaderType::INSTANCE32,
+                    Bitness::Bits64 => HeaderType::INSTANCE64,
+                },
+                ..stamped
+            },
+            instance_id: instance.instance_id(),
+            parent_instance_id,
+            parent_guid,
+        };
+        session.write_event(
+            |size| {
+                let mut header = written;
+                header.header.size = size;
+                header.to_bytes()
+            },
+            data,
+            stamped.timestamp,
+        )
+    }
+
+    /// Writes a plain event to `session`, as `TraceEvent` does.
+    ///
+    /// The checks are those of [`trace_event_instance`](Self::trace_event_instance) without the
+    /// instance infos: `Flags` must contain `WNODE_FLAG_TRACED_GUID`, `Size` must be 0x30 plus
+    /// the data (or plus 16 per `MOF_FIELD`), the level filter applies, and the session may
+    /// refuse the event. With `WNODE_FLAG_USE_GUID_PTR`, "ETW uses the pointer to copy the GUID
+    /// to the event": `context.guid_at(GuidPtr)` must resolve it, else
+    /// [`TraceError::UnresolvedGuidPtr`].
+    ///
+    /// The event written is a `FULL_HEADER32`/`FULL_HEADER64` `EVENT_TRACE_HEADER` by the
+    /// provider's bitness, `MarkerFlags` 0xC0, `Size` 0x30 plus the data, `Class` and `Guid` from
+    /// the header (or the GUID behind `GuidPtr`), the rest stamped from `context` as for
+    /// instance events. The class need not be registered.
+    ///
+    /// # Errors
+    /// As listed above; [`TraceError::win32_code`] gives the documented Win32 code of each.
+    pub fn trace_event<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize>(
+        &self,
+        session: &mut Session<BUFFER_SIZE, BUFFER_COUNT>,
+        header: &EventTraceHeader,
+        data: EventData<'_>,
+        context: &mut impl TraceContext,
+    ) -> Result<Traced, TraceError> {
+        let flags = header.times.flags();
+        check_traced_guid(flags)?;
+        data.check(EventTraceHeader::LEN, header.size, flags)?;
+        let guid = if flags.contains(WnodeFlags::USE_GUID_PTR) {
+            let guid_ptr = header.guid.guid_ptr();
+            GuidOrPtr::from_guid(
+                context
+                    .guid_at(guid_ptr)
+                    .ok_or(TraceError::UnresolvedGuidPtr { guid_ptr })?,
+            )
+        } else {
+            header.guid
+        };
+        if !session.enable_level().enables(header.class.level) {
+            return Ok(Traced::FilteredOut);
+        }
+        let stamped = stamp(context, header.timestamp, flags, header.class, guid);
+        let written = EventTraceHeader {
+            header_type: match self.bitness {
+                Bitness::Bits32 => HeaderType::FULL_HEADER32,
+                Bitness::Bits64 => HeaderType::FULL_HEADER64,
+            },
+            ..stamped
+        };
+        session.write_event(
+            |size| EventTraceHeader { size, ..written }.to_bytes(),
+            data,
+            stamped.timestamp,
+        )
+    }
+
+    /// Checks one `EVENT_INSTANCE_INFO` argument against the header's handle and returns the
+    /// class GUID registered under it.
+    fn check_instance(
+        &self,
+        role: InstanceRole,
+        info: &EventInstanceInfo,
+        handle_in_header: u64,
+    ) -> Result<Guid, TraceError> {
+        let reg_handle = info.reg_handle();
+        let instance_id = info.instance_id();
+        if reg_handle == 0 || instance_id == 0 {
+            return Err(TraceError::EmptyInstanceInfo {
+                role,
+                reg_handle,
+                instance_id,
+            });
+        }
+        if info.bitness() != self.bitness {
+            return Err(TraceError::InstanceInfoBitness {
+                role,
+                expected: self.bitness,
+                found: info.bitness(),
+            });
+        }
+        let registration = self
+            .registration(reg_handle)
+            .ok_or(TraceError::UnknownRegHandle { role, reg_handle })?;
+        if handle_in_header != reg_handle {
+            return Err(TraceError::RegHandleMismatch {
+                role,
+                in_header: handle_in_header,
+                in_instance_info: reg_handle,
+            });
+        }
+        Ok(registration.class_guid)
+    }
+
+    fn registration(&self, reg_handle: u64) -> Option<&Registration> {
+        index_for_handle(reg_handle).and_then(|index| self.registrations.get(index))
+    }
+}
+
+/// `Flags` "must contain WNODE_FLAG_TRACED_GUID".
+fn check_traced_guid(flags: WnodeFlags) -> Result<(), TraceError> {
+    if flags.contains(WnodeFlags::TRACED_GUID) {
+        Ok(())
+    } else {
+        Err(TraceError::MissingTracedGuidFlag { flags })
+    }
+}
+
+/// The `EVENT_TRACE_HEADER` part every written event shares, stamped by the logger; `Size` and
+/// `HeaderType` are the caller's to set.
+fn stamp(
+    context: &mut impl TraceContext,
+    timestamp_in_header: i64,
+    flags: WnodeFlags,
+    class: Class,
+    guid: GuidOrPtr,
+) -> EventTraceHeader {
+    let timestamp = if flags.contains(WnodeFlags::USE_TIMESTAMP) {
+        timestamp_in_header
+    } else {
+        context.timestamp()
+    };
+    let (kernel_time, user_time) = context.cpu_times();
+    EventTraceHeader {
+        size: 0,
+        header_type: HeaderType(0),
+        marker_flags: MarkerFlags::EVENT_TRACE_HEADER,
+        class,
+        thread_id: context.thread_id(),
+        process_id: context.process_id(),
+        timestamp,
+        guid,
+        times: TimesOrFlags::from_times(kernel_time, user_time),
+    }
+}
+
+fn handle_for_index(index: usize) -> u64 {
+    u64::try_from(index).map_or(0, |index| index.saturating_add(1))
+}
+
+fn index_for_handle(reg_handle: u64) -> Option<usize> {
+    reg_handle
+        .checked_sub(1)
+        .and_then(|index| usize::try_from(index).ok())
+}

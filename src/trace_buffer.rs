@@ -1,0 +1,185 @@
+//! The consumer's view of one trace buffer: its header, its events, and each classic event
+//! delivered as an `EVENT_TRACE`.
+
+use core::iter::FusedIterator;
+
+use crate::{
+    Bitness, Error, Event, EventInstanceGuidHeader, EventKind, EventTrace, Events, Guid,
+    WmiBufferHeader,
+};
+
+/// One uncompressed trace buffer: its [`WmiBufferHeader`] and the bytes of its events.
+///
+/// ```
+/// use etw_classic::TraceBuffer;
+///
+/// // A buffer whose events end right after its header (Offset 0x48), 0xFF-filled after that.
+/// let mut bytes = [0xFFu8; 512];
+/// bytes[..0x48].fill(0);
+/// bytes[0x30] = 0x48;
+/// let buffer = TraceBuffer::parse(&bytes)?;
+/// assert_eq!(buffer.events().count(), 0);
+/// # Ok::<(), etw_classic::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct TraceBuffer<'a> {
+    /// The buffer's header.
+    pub header: WmiBufferHeader,
+    /// The events' bytes: from the end of the header to `Offset`.
+    events: &'a [u8],
+}
+
+impl<'a> TraceBuffer<'a> {
+    /// Reads a buffer as it is in memory or in an .etl file: the 0x48-byte header, then events
+    /// up to the header's `Offset` ("Offset when flushing", where the events end).
+    ///
+    /// # Errors
+    /// - [`Error::Truncated`] when `buffer` is shorter than the header;
+    /// - [`Error::CompressedBuffer`] when `BufferFlag` has `ETW_BUFFER_FLAG_COMPRESSED`
+    ///   (decompress the events and use [`from_parts`](Self::from_parts));
+    /// - [`Error::BufferOffsetOutOfRange`] when `Offset` is below 0x48 or past the end of
+    ///   `buffer`.
+    pub fn parse(buffer: &'a [u8]) -> Result<Self, Error> {
+        let (header, _) = WmiBufferHeader::parse(buffer)?;
+        if header.is_compressed() {
+            return Err(Error::CompressedBuffer {
+                buffer_flag: header.buffer_flag,
+            });
+        }
+        let out_of_range = Error::BufferOffsetOutOfRange {
+            offset: header.offset,
+            min: WmiBufferHeader::LEN,
+            max: buffer.len(),
+        };
+        let end = usize::try_from(header.offset).map_err(|_| out_of_range)?;
+        let events = buffer.get(WmiBufferHeader::LEN..end).ok_or(out_of_range)?;
+        Ok(Self { header, events })
+    }
+
+    /// A buffer from a header and the bytes of its events, for events that were not stored
+    /// right after the header (a decompressed buffer, for one).
+    pub const fn from_parts(header: WmiBufferHeader, events: &'a [u8]) -> Self {
+        Self { header, events }
+    }
+
+    /// The bytes of the events, from the end of the header.
+    pub const fn event_bytes(&self) -> &'a [u8] {
+        self.events
+    }
+
+    /// Every event of the buffer, of any header type; [`Event::offset`] counts from the end of
+    /// the buffer header.
+    pub const fn events(&self) -> Events<'a> {
+        Events::new(self.events)
+    }
+
+    /// The classic events of the buffer (`FULL_HEADER32/64` and `INSTANCE32/64`), each
+    /// delivered as the `EVENT_TRACE` a consumer of `bitness` receives; other events are
+    /// skipped. A malformed event ends the walk with its error, as [`Events`] does.
+    pub const fn classic_events(&self, bitness: Bitness) -> ClassicEvents<'a> {
+        ClassicEvents {
+            events: self.events(),
+            header: self.header,
+            bitness,
+        }
+    }
+
+    /// Delivers one event of this buffer as an `EVENT_TRACE` in the `bitness` layout; `None`
+    /// for events that are not classic ones.
+    ///
+    /// - `Header`: the event's 0x30-byte `EVENT_TRACE_HEADER`, as stored.
+    /// - `InstanceId`, `ParentInstanceId`, `ParentGuid`: from an instance event's
+    ///   `EVENT_INSTANCE_GUID_HEADER`; zero for a full-header event.
+    /// - `MofData`: the consumer receives a pointer; here it is the offset of the event data
+    ///   from the start of the buffer (header included), and [`DeliveredEvent::data`] is the
+    ///   slice itself. `MofLength`: `Size` minus the header.
+    /// - `BufferContext`: the buffer header's `ClientContext`.
+    ///
+    /// # Errors
+    /// [`Error::PointerTooWide`] when a 32-bit `MofData` cannot hold the data's offset (only
+    /// in buffers over 4 GiB).
+    pub fn deliver(
+        &self,
+        event: &Event<'a>,
+        bitness: Bitness,
+    ) -> Option<Result<DeliveredEvent<'a>, Error>> {
+        let (instance, data, header_len) = match event.kind() {
+            EventKind::Full { header, data } => (
+                EventInstanceGuidHeader {
+                    header,
+                    instance_id: 0,
+                    parent_instance_id: 0,
+                    parent_guid: Guid::NIL,
+                },
+                data,
+                crate::EventTraceHeader::LEN,
+            ),
+            EventKind::Instance { header, data } => (header, data, EventInstanceGuidHeader::LEN),
+            EventKind::Other { .. } => return None,
+        };
+        let data_offset = WmiBufferHeader::LEN
+            .saturating_add(event.offset)
+            .saturating_add(header_len);
+        let mof_data = u64::try_from(data_offset).unwrap_or(u64::MAX);
+        let mof_length = u32::try_from(data.len()).unwrap_or(u32::MAX);
+        Some(
+            EventTrace::new(
+                bitness,
+                instance,
+                mof_data,
+                mof_length,
+                self.header.client_context,
+            )
+            .map(|event_trace| DeliveredEvent {
+                event_trace,
+                data,
+                offset: event.offset,
+            }),
+        )
+    }
+}
+
+/// A classic event as a consumer receives it: the `EVENT_TRACE` and its data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct DeliveredEvent<'a> {
+    /// The `EVENT_TRACE`, `MofData` holding the data's offset from the start of the buffer.
+    pub event_trace: EventTrace,
+    /// The event data (`MofLength` bytes).
+    pub data: &'a [u8],
+    /// Where the event starts, from the end of the buffer header (as [`Event::offset`]).
+    pub offset: usize,
+}
+
+/// The iterator of [`TraceBuffer::classic_events`].
+#[derive(Clone, Debug)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct ClassicEvents<'a> {
+    events: Events<'a>,
+    header: WmiBufferHeader,
+    bitness: Bitness,
+}
+
+impl<'a> Iterator for ClassicEvents<'a> {
+    type Item = Result<DeliveredEvent<'a>, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let buffer = TraceBuffer {
+            header: self.header,
+            events: &[],
+        };
+        loop {
+            match self.events.next()? {
+                Ok(event) => {
+                    if let Some(delivered) = buffer.deliver(&event, self.bitness) {
+                        return Some(delivered);
+                    }
+                }
+                Err(error) => return Some(Err(error)),
+            }
+        }
+    }
+}
+
+impl FusedIterator for ClassicEvents<'_> {}
