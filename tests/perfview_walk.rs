@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use etw_classic::{
-    BufferFlags, BufferType, Event, EventKind, Events, HeaderType, MarkerFlags, WmiBufferHeader,
-    DEFAULT_TRACE_ALIGNMENT,
+    BufferFlags, BufferType, Event, EventKind, Events, HeaderType, MarkerFlags, TraceBuffer,
+    WmiBufferHeader, DEFAULT_TRACE_ALIGNMENT,
 };
 
 fn trace(name: &str) -> Option<Vec<u8>> {
@@ -141,6 +141,12 @@ fn uncompressed_traces_have_the_event_counts_dissect_etl_found() {
                 usize::try_from(header.offset).unwrap(),
                 "{name} buffer {walked}: the events end at Offset"
             );
+            // The consumer's view, bounded by Offset, sees the same events.
+            let whole = &file[start..start + WmiBufferHeader::LEN + bytes.len()];
+            let consumer = TraceBuffer::parse(whole).unwrap();
+            assert_eq!(consumer.header, header);
+            let seen: Vec<Event<'_>> = consumer.events().map(Result::unwrap).collect();
+            assert_eq!(seen, events, "{name} buffer {walked}");
             start += bytes.len() + WmiBufferHeader::LEN;
             walked += 1;
         }
