@@ -1,0 +1,352 @@
+//! A bootloader traces its boot as classic ETW instance events, then reads its own trace
+//! buffers back as a consumer and prints the event tree.
+//!
+//! The tracing half uses only what a `no_std` firmware has: a session with a fixed pool of
+//! small buffers, a provider with two registered classes, and a clock that steps 1 ms per
+//! reading. The boot is one transaction (class `Boot`), each stage a child transaction (class
+//! `Stage`) with START, CHECKPOINT and END events at several levels; the buffers fill up and are
+//! handed over one by one, as a firmware would copy them to flash or a debug port.
+//!
+//! Run it with `cargo run --example firmware_trace`.
+
+use std::collections::BTreeMap;
+
+use etw_classic::{
+    filetime_to_unix, Bitness, Class, DeliveredEvent, EventData, EventInstanceHeader,
+    EventInstanceInfo, EventTraceHeader, EventType, Guid, GuidOrPtr, InstanceKey, InstanceTree,
+    Level, Provider, Session, SteppingContext, TimesOrFlags, TraceBuffer, TraceError, Traced,
+    WnodeFlags,
+};
+
+/// The event trace class of the whole boot.
+const BOOT_CLASS: Guid = Guid::from_fields(
+    0x6b0f_0a11,
+    0x2c4e,
+    0x4b8d,
+    [0x9a, 0x31, 0x0e, 0x5c, 0x7f, 0x10, 0x42, 0x01],
+);
+/// The event trace class of one boot stage.
+const STAGE_CLASS: Guid = Guid::from_fields(
+    0x6b0f_0a12,
+    0x2c4e,
+    0x4b8d,
+    [0x9a, 0x31, 0x0e, 0x5c, 0x7f, 0x10, 0x42, 0x02],
+);
+/// A plain (non-instance) event class for the watchdog.
+const WATCHDOG_CLASS: Guid = Guid::from_fields(
+    0x6b0f_0a13,
+    0x2c4e,
+    0x4b8d,
+    [0x9a, 0x31, 0x0e, 0x5c, 0x7f, 0x10, 0x42, 0x03],
+);
+
+/// Small buffers, as a bootloader would afford: 512 bytes each, four of them.
+const BUFFER_SIZE: usize = 512;
+const BUFFER_COUNT: usize = 4;
+/// A 32-bit firmware writes INSTANCE32 events and 8-byte EVENT_INSTANCE_INFOs.
+const BITNESS: Bitness = Bitness::Bits32;
+/// 2026-11-21 00:00:00 UTC as a FILETIME: the clock's start.
+const BOOT_TIME: i64 = 134_396_928_000_000_000;
+
+/// The provider side: everything a firmware would keep in statics.
+struct Firmware {
+    session: Session<BUFFER_SIZE, BUFFER_COUNT>,
+    provider: Provider<2>,
+    clock: SteppingContext,
+    boot: u64,
+    stage: u64,
+    /// Buffers handed over so far (a firmware would write them to flash).
+    stored: Vec<[u8; BUFFER_SIZE]>,
+    filtered_out: usize,
+}
+
+impl Firmware {
+    fn new() -> Result<Self, TraceError> {
+        let mut provider = Provider::new(BITNESS);
+        let boot = provider.register(BOOT_CLASS)?;
+        let stage = provider.register(STAGE_CLASS)?;
+        Ok(Self {
+            session: Session::new(1, Level::VERBOSE),
+            provider,
+            clock: SteppingContext {
+                now: BOOT_TIME,
+                step: 10_000, // 1 ms in 100 ns units
+                thread_id: 1,
+                process_id: 0,
+                kernel_time: 0,
+                user_time: 0,
+            },
+            boot,
+            stage,
+            stored: Vec::new(),
+            filtered_out: 0,
+        })
+    }
+
+    /// Traces one instance event whose data is `text`.
+    fn trace(
+        &mut self,
+        instance: &EventInstanceInfo,
+        parent: Option<&EventInstanceInfo>,
+        event_type: EventType,
+        level: Level,
+        text: &str,
+    ) -> Result<(), TraceError> {
+        let header = EventInstanceHeader {
+            size: u16::try_from(EventInstanceHeader::LEN + text.len()).unwrap_or(u16::MAX),
+            class: Class::new(event_type, level, 1),
+            reg_handle: instance.reg_handle(),
+            parent_reg_handle: parent.map_or(0, |parent| parent.reg_handle()),
+            times: TimesOrFlags::from_event_id(0, WnodeFlags::TRACED_GUID),
+            ..Default::default()
+        };
+        let traced = self.provider.trace_event_instance(
+            &mut self.session,
+            &header,
+            EventData::Inline(text.as_bytes()),
+            instance,
+            parent,
+            &mut self.clock,
+        )?;
+        self.after(traced);
+        Ok(())
+    }
+
+    /// Traces a plain `TraceEvent` event whose data is two MOF fields.
+    fn trace_watchdog(&mut self, kicks: u32) -> Result<(), TraceError> {
+        let fields: [&[u8]; 2] = [b"watchdog kicks=", &kicks.to_le_bytes()];
+        let header = EventTraceHeader {
+            size: u16::try_from(EventTraceHeader::LEN + 16 * fields.len()).unwrap_or(u16::MAX),
+            class: Class::new(EventType::INFO, Level::VERBOSE, 1),
+            guid: GuidOrPtr::from_guid(WATCHDOG_CLASS),
+            times: TimesOrFlags::from_client_context(
+                0,
+                WnodeFlags::TRACED_GUID | WnodeFlags::USE_MOF_PTR,
+            ),
+            ..Default::default()
+        };
+        let traced = self.provider.trace_event(
+            &mut self.session,
+            &header,
+            EventData::MofFields(&fields),
+            &mut self.clock,
+        )?;
+        self.after(traced);
+        Ok(())
+    }
+
+    /// Counts filtered events and hands over the buffers that filled up.
+    fn after(&mut self, traced: Traced) {
+        if traced == Traced::FilteredOut {
+            self.filtered_out += 1;
+        }
+        self.hand_over();
+    }
+
+    /// Takes the full buffers out of the session, oldest first, and gives them back for reuse.
+    fn hand_over(&mut self) {
+        let stored = &mut self.stored;
+        let _ = self.session.drain(|buffer| {
+            stored.push(*buffer);
+            Ok::<(), ()>(())
+        });
+    }
+
+    /// The boot, traced.
+    fn boot(&mut self) -> Result<(), TraceError> {
+        let boot = self.provider.create_instance_id(self.boot)?;
+        self.trace(
+            &boot,
+            None,
+            EventType::START,
+            Level::INFORMATION,
+            "bootloader 1.4.2",
+        )?;
+        let stages = [
+            ("clocks", 2, None),
+            ("dram-training", 4, Some("rank 1 eye narrow, retrained")),
+            ("flash", 3, None),
+            ("kernel-load", 5, Some("signature checked")),
+        ];
+        for (name, steps, note) in stages {
+            let stage = self.provider.create_instance_id(self.stage)?;
+            self.trace(
+                &stage,
+                Some(&boot),
+                EventType::START,
+                Level::INFORMATION,
+                name,
+            )?;
+            for step in 1..=steps {
+                let text = format!("{name}: step {step} of {steps}");
+                self.trace(
+                    &stage,
+                    Some(&boot),
+                    EventType::CHECKPOINT,
+                    Level::VERBOSE,
+                    &text,
+                )?;
+            }
+            if let Some(note) = note {
+                self.trace(&stage, Some(&boot), EventType::INFO, Level::WARNING, note)?;
+            }
+            // A debug-only event above VERBOSE: the session's level filters it out.
+            self.trace(
+                &stage,
+                Some(&boot),
+                EventType::INFO,
+                Level(6),
+                "register dump",
+            )?;
+            self.trace(
+                &stage,
+                Some(&boot),
+                EventType::END,
+                Level::INFORMATION,
+                name,
+            )?;
+            self.trace_watchdog(steps)?;
+        }
+        self.trace(
+            &boot,
+            None,
+            EventType::END,
+            Level::INFORMATION,
+            "jumping to kernel",
+        )?;
+        let now = self.clock.now;
+        self.session.flush(now);
+        self.hand_over();
+        Ok(())
+    }
+}
+
+fn type_name(event_type: EventType) -> String {
+    match event_type {
+        EventType::INFO => "INFO".into(),
+        EventType::START => "START".into(),
+        EventType::END => "END".into(),
+        EventType::CHECKPOINT => "CHECKPOINT".into(),
+        other => format!("type {}", other.0),
+    }
+}
+
+fn level_name(level: Level) -> String {
+    level
+        .name()
+        .map_or_else(|| format!("level {}", level.0), str::to_owned)
+}
+
+fn class_name(guid: Guid) -> &'static str {
+    match guid {
+        BOOT_CLASS => "Boot",
+        STAGE_CLASS => "Stage",
+        WATCHDOG_CLASS => "Watchdog",
+        _ => "?",
+    }
+}
+
+/// The event data: text, or for a watchdog event its text field and its `u32` count.
+fn data_text(data: &[u8]) -> String {
+    if let Some((text, count)) = data.split_last_chunk::<4>() {
+        if text == b"watchdog kicks=" {
+            return format!("watchdog kicks={}", u32::from_le_bytes(*count));
+        }
+    }
+    match std::str::from_utf8(data) {
+        Ok(text) if !text.chars().any(char::is_control) => format!("{text:?}"),
+        _ => data.iter().map(|byte| format!("{byte:02x}")).collect(),
+    }
+}
+
+fn print_event(event: &DeliveredEvent<'_>, indent: &str) {
+    let header = event.event_trace.header();
+    let since_boot = (header.timestamp - BOOT_TIME) / 10_000;
+    println!(
+        "{indent}+{since_boot:>3} ms  {:<10} {:<11} {}",
+        type_name(header.class.event_type),
+        level_name(header.class.level),
+        data_text(event.data)
+    );
+}
+
+fn print_instance(
+    tree: &InstanceTree<16>,
+    events: &BTreeMap<InstanceKey, Vec<DeliveredEvent<'_>>>,
+    key: InstanceKey,
+    depth: usize,
+) {
+    let indent = "    ".repeat(depth);
+    println!(
+        "{indent}{} #{} ({})",
+        class_name(key.class_guid),
+        key.instance_id,
+        key.class_guid
+    );
+    for event in events.get(&key).into_iter().flatten() {
+        print_event(event, &format!("{indent}  "));
+    }
+    for child in tree.children(key) {
+        print_instance(tree, events, child.key, depth + 1);
+    }
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut firmware = Firmware::new()?;
+    firmware.boot()?;
+    let stats = firmware.session.stats();
+    let start = filetime_to_unix(BOOT_TIME);
+    println!(
+        "boot traced from Unix time {} (2026-11-21 00:00:00 UTC)",
+        start.seconds
+    );
+    println!(
+        "traced: {} events written, {} filtered out by level, {} lost; {} buffers of {} bytes",
+        stats.events_written,
+        firmware.filtered_out,
+        stats.events_lost,
+        firmware.stored.len(),
+        BUFFER_SIZE
+    );
+
+    // The consumer side: walk every buffer, deliver each event as a 32-bit EVENT_TRACE.
+    let mut tree = InstanceTree::<16>::new();
+    let mut by_instance: BTreeMap<InstanceKey, Vec<DeliveredEvent<'_>>> = BTreeMap::new();
+    let mut plain = Vec::new();
+    for bytes in &firmware.stored {
+        let buffer = TraceBuffer::parse(bytes)?;
+        let header = buffer.header;
+        let mut count = 0;
+        for event in buffer.classic_events(BITNESS) {
+            let event = event?;
+            count += 1;
+            let instance = event.event_trace.instance_header();
+            if instance.instance_id == 0 {
+                plain.push(event);
+            } else {
+                let key = tree.add(&instance)?;
+                by_instance.entry(key).or_default().push(event);
+            }
+        }
+        println!(
+            "buffer {}: {count} events, {} of {} bytes used, flushed at +{} ms, logger {}",
+            header.sequence_number,
+            header.offset,
+            header.buffer_size,
+            (header.timestamp - BOOT_TIME) / 10_000,
+            header.client_context.logger_id()
+        );
+    }
+
+    println!("\nevent tree:");
+    for root in tree.roots() {
+        print_instance(&tree, &by_instance, root.key, 0);
+    }
+    println!("\nplain events:");
+    for event in &plain {
+        let guid = event.event_trace.header().guid.guid();
+        print!("  {}", class_name(guid));
+        print_event(event, " ");
+    }
+    Ok(())
+}
