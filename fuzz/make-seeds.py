@@ -4,7 +4,8 @@
 The fixed_headers seeds are the golden vectors of tests/data (the C ABI vectors of both
 bitnesses and the headers read from PerfView traces), plus a few built from them: whole events
 whose Size fits the input, instance headers a trace buffer would accept, and inputs one byte too
-short. The class_roll_up and guid_text seeds are small hand-picked values.
+short. The class_roll_up and guid_text seeds are small hand-picked values; the
+session_write_read seeds are small programs of trace, flush and hand-out steps.
 
 Standard library only, and deterministic: every run writes the same files, and files named
 seed-* that the run would not write are removed. Run from anywhere:
@@ -122,6 +123,20 @@ def guid_text_seeds():
     return [text.encode("utf-8") for text in texts]
 
 
+def session_write_read_seeds():
+    """Programs for the session target: opcode, four field bytes (type, level, version, tweak),
+    a data-length byte (length / 2) and the data."""
+
+    def step(opcode, event_type=0, level=4, version=1, tweak=0, data=b""):
+        return bytes([opcode, event_type, level, version, tweak, len(data) // 2]) + data
+
+    boot = step(0, 1, 4, 1, 0, b"boot") + step(3, 2, 3, 1, 0, b"stage1") + step(1, 8, 5, 1, 0x41, b"x" * 40)
+    many = b"".join(step(i % 4, i, i % 6, 1, i * 7 % 256, bytes(range(i * 4 % 200))) for i in range(40))
+    churn = b"".join(step(op, 0, 2, 0, 0, b"ab" * 60) for op in (0, 0, 0, 5, 6, 0, 7, 4, 0, 5, 6))
+    errors = step(0, 0, 1, 0, 0x83, b"bad") + step(2, 0, 1, 0, 0x82, b"size") + step(0, 0, 1, 0, 0x41, bytes(200))
+    return [b"\x00" + boot, b"\x01" + many, b"\x00" + churn, b"\x01" + errors]
+
+
 def write_corpus(target, seeds):
     directory = CORPUS / target
     directory.mkdir(parents=True, exist_ok=True)
@@ -141,6 +156,7 @@ def main():
     write_corpus("fixed_headers", fixed_headers_seeds())
     write_corpus("class_roll_up", class_roll_up_seeds())
     write_corpus("guid_text", guid_text_seeds())
+    write_corpus("session_write_read", session_write_read_seeds())
 
 
 if __name__ == "__main__":
