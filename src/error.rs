@@ -133,6 +133,16 @@ pub enum Error {
         /// Bytes left from the event's start.
         available: usize,
     },
+    /// A system event's `HookId` is not that of the event being decoded (the logfile header
+    /// event has `WMI_LOG_TYPE_HEADER`, 0).
+    UnexpectedHookId {
+        /// The header being decoded.
+        layout: Layout,
+        /// The hook id the event must have.
+        expected: u16,
+        /// The hook id found at offset 0x06.
+        found: u16,
+    },
 }
 
 /// What a GUID parser expected at the position it reports.
@@ -274,6 +284,14 @@ impl core::fmt::Display for Error {
                 f,
                 "{header_type:?} event: expected a Size of at most the {available} bytes left, \
                  found {size} at offset {offset:#x}"
+            ),
+            Self::UnexpectedHookId {
+                layout,
+                expected,
+                found,
+            } => write!(
+                f,
+                "{layout}: expected hook id {expected:#06x} at offset 0x06, found {found:#06x}"
             ),
         }
     }
