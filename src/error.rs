@@ -154,6 +154,16 @@ pub enum Error {
         /// The tree's capacity.
         capacity: usize,
     },
+    /// A system event's `HookId` is not that of the event being decoded (the logfile header
+    /// event has `WMI_LOG_TYPE_HEADER`, 0).
+    UnexpectedHookId {
+        /// The header being decoded.
+        layout: Layout,
+        /// The hook id the event must have.
+        expected: u16,
+        /// The hook id found at offset 0x06.
+        found: u16,
+    },
 }
 
 /// What a GUID parser expected at the position it reports.
@@ -309,6 +319,14 @@ impl core::fmt::Display for Error {
             Self::InstanceTreeFull { capacity } => write!(
                 f,
                 "expected room for another instance, found all {capacity} entries of the tree in use"
+            ),
+            Self::UnexpectedHookId {
+                layout,
+                expected,
+                found,
+            } => write!(
+                f,
+                "{layout}: expected hook id {expected:#06x} at offset 0x06, found {found:#06x}"
             ),
         }
     }

@@ -2,7 +2,8 @@
 
 /// The pointer width of the code that wrote a struct: a property of the data, never of the host.
 ///
-/// Structs that hold a pointer or a `HANDLE` (`EVENT_TRACE.MofData`, `EVENT_INSTANCE_INFO.RegHandle`)
+/// Structs that hold a pointer or a `HANDLE` (`EVENT_TRACE.MofData`, `EVENT_INSTANCE_INFO.RegHandle`,
+/// `TRACE_LOGFILE_HEADER.LoggerName`)
 /// have a 32-bit and a 64-bit layout; a trace says which one through its header types
 /// (`FULL_HEADER32` vs `FULL_HEADER64`, ...) or its logfile header's pointer size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -67,11 +68,17 @@ pub enum Layout {
     MofField,
     /// `WMI_BUFFER_HEADER`, the 0x48-byte start of every trace buffer, on both bitnesses.
     WmiBufferHeader,
+    /// `SYSTEM_TRACE_HEADER`, the 0x20-byte header of system events, on both bitnesses.
+    SystemTraceHeader,
+    /// `TRACE_LOGFILE_HEADER` from a 32-bit logger, 0x110 bytes.
+    TraceLogfileHeader32,
+    /// `TRACE_LOGFILE_HEADER` from a 64-bit logger, 0x118 bytes.
+    TraceLogfileHeader64,
 }
 
 impl Layout {
     /// Every layout, in declaration order.
-    pub const ALL: [Self; 9] = [
+    pub const ALL: [Self; 12] = [
         Self::EventTraceHeader,
         Self::EventInstanceHeader,
         Self::EventInstanceGuidHeader,
@@ -81,6 +88,9 @@ impl Layout {
         Self::EventInstanceInfo64,
         Self::MofField,
         Self::WmiBufferHeader,
+        Self::SystemTraceHeader,
+        Self::TraceLogfileHeader32,
+        Self::TraceLogfileHeader64,
     ];
 
     /// The struct's name in the Windows SDK headers, with its bitness where it has two layouts.
@@ -95,6 +105,9 @@ impl Layout {
             Self::EventInstanceInfo64 => "EVENT_INSTANCE_INFO (64-bit)",
             Self::MofField => "MOF_FIELD",
             Self::WmiBufferHeader => "WMI_BUFFER_HEADER",
+            Self::SystemTraceHeader => "SYSTEM_TRACE_HEADER",
+            Self::TraceLogfileHeader32 => "TRACE_LOGFILE_HEADER (32-bit)",
+            Self::TraceLogfileHeader64 => "TRACE_LOGFILE_HEADER (64-bit)",
         }
     }
 
@@ -109,14 +122,21 @@ impl Layout {
             Self::EventInstanceInfo64 => crate::EventInstanceInfo64::LEN,
             Self::MofField => crate::MofField::LEN,
             Self::WmiBufferHeader => crate::WmiBufferHeader::LEN,
+            Self::SystemTraceHeader => crate::SystemTraceHeader::LEN,
+            Self::TraceLogfileHeader32 => crate::TraceLogfileHeader32::LEN,
+            Self::TraceLogfileHeader64 => crate::TraceLogfileHeader64::LEN,
         }
     }
 
     /// The bitness of a layout that has two, `None` for structs that are the same on both.
     pub const fn bitness(self) -> Option<Bitness> {
         match self {
-            Self::EventTrace32 | Self::EventInstanceInfo32 => Some(Bitness::Bits32),
-            Self::EventTrace64 | Self::EventInstanceInfo64 => Some(Bitness::Bits64),
+            Self::EventTrace32 | Self::EventInstanceInfo32 | Self::TraceLogfileHeader32 => {
+                Some(Bitness::Bits32)
+            }
+            Self::EventTrace64 | Self::EventInstanceInfo64 | Self::TraceLogfileHeader64 => {
+                Some(Bitness::Bits64)
+            }
             _ => None,
         }
     }

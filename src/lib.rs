@@ -12,6 +12,8 @@
 //! | [`EventInstanceInfo`] ([`EventInstanceInfo32`], [`EventInstanceInfo64`]) | `EVENT_INSTANCE_INFO` | 8 / 16 |
 //! | [`MofField`] | `MOF_FIELD` | 16 |
 //! | [`WmiBufferHeader`] | `WMI_BUFFER_HEADER` (start of every trace buffer) | 0x48 |
+//! | [`SystemTraceHeader`] | `SYSTEM_TRACE_HEADER` (`SYSTEM32`/`SYSTEM64` events) | 0x20 |
+//! | [`TraceLogfileHeader`] ([`TraceLogfileHeader32`], [`TraceLogfileHeader64`]) | `TRACE_LOGFILE_HEADER` (first event of an .etl file) | 0x110 / 0x118 |
 //!
 //! Each fixed-layout type has the same entry points: `LEN`, `from_bytes(&[u8; LEN])` (any bytes,
 //! never fails), `to_bytes() -> [u8; LEN]`, `parse(&[u8]) -> Result<(Self, &[u8]), Error>` (the
@@ -23,8 +25,8 @@
 //! - **Lossless:** `to_bytes(from_bytes(b)) == b` for every byte array `b`, padding included, and
 //!   `from_bytes(to_bytes(v)) == v` for every value. Codes the SDK does not name ([`HeaderType`],
 //!   [`EventType`], [`Level`], [`MarkerFlags`], [`WnodeFlags`]) are open newtypes that keep any
-//!   value, and every C union ([`GuidOrPtr`], [`TimesOrFlags`], [`BufferContext`]) is kept as its
-//!   raw bytes with an accessor and a setter per view.
+//!   value, and every C union ([`GuidOrPtr`], [`TimesOrFlags`], [`BufferContext`],
+//!   [`LogInstance`]) is kept as its raw bytes with an accessor and a setter per view.
 //! - **No panics:** no input makes any function of the crate panic; malformed input gives an
 //!   [`Error`] that says what was expected and what was found. The crate has no `unsafe` code.
 //! - **No allocation:** the crate is `#![no_std]` and does not use `alloc`.
@@ -90,10 +92,14 @@ mod layout;
 mod mof_field;
 mod provider;
 mod session;
+mod system_trace_header;
 mod time;
+mod time_zone_information;
 mod trace_buffer;
 mod trace_error;
+mod trace_logfile_header;
 mod unions;
+mod utf16;
 mod wire;
 mod wmi_buffer_header;
 
@@ -115,12 +121,19 @@ pub use layout::{Bitness, Layout};
 pub use mof_field::MofField;
 pub use provider::{EventData, Provider, SteppingContext, TraceContext, Traced};
 pub use session::{Session, SessionStats};
+pub use system_trace_header::SystemTraceHeader;
 pub use time::{
     cpu_time, cpu_time_nanos, filetime_to_unix, unix_to_filetime, UnixTime, FILETIME_UNIX_EPOCH,
 };
+pub use time_zone_information::{SystemTime, TimeZoneInformation};
 pub use trace_buffer::{ClassicEvents, DeliveredEvent, TraceBuffer};
 pub use trace_error::{InstanceRole, TraceError, Win32Error};
+pub use trace_logfile_header::{
+    ClockType, LogInstance, LogfileNames, TraceLogfileHeader, TraceLogfileHeader32,
+    TraceLogfileHeader64, VersionDetail,
+};
 pub use unions::{GuidOrPtr, TimesOrFlags};
+pub use utf16::{Utf16Str, Utf16Units};
 pub use wmi_buffer_header::{BufferFlags, BufferType, WmiBufferHeader};
 
 /// The README's examples, compiled and run as doc tests.

@@ -137,49 +137,186 @@ fn negative_timestamps_survive() {
     assert_eq!(decoded["timestamp"], json!(-2));
 }
 
-#[test]
-fn decode_then_encode_with_one_view_per_union_gives_the_bytes_back() {
-    let bytes: Vec<u8> = (1..=0x58u8).collect();
-    for layout in CliLayout::ALL {
-        let mut decoded = fields::decode(layout, &bytes).unwrap();
-        // Keep one view per union: drop the alternatives.
-        for key in [
+/// The keys to drop from a decoded object so that each union keeps one view.
+fn other_views(layout: CliLayout) -> &'static [&'static str] {
+    match layout {
+        CliLayout::TraceHeader | CliLayout::InstanceGuidHeader => &[
             "version",
             "guid_ptr",
             "processor_time",
             "client_context",
-            "event_id",
             "flags",
-        ] {
-            if layout != CliLayout::EventTrace32 && layout != CliLayout::EventTrace64
-                || key != "client_context"
-            {
-                decoded.remove(key);
-            }
+        ],
+        CliLayout::InstanceHeader => &["version", "processor_time", "event_id", "flags"],
+        CliLayout::EventTrace32 | CliLayout::EventTrace64 => {
+            &["processor_number", "alignment", "logger_id"]
         }
-        for key in ["processor_number", "alignment", "logger_id"] {
-            decoded.remove(key);
+        CliLayout::InstanceInfo32 | CliLayout::InstanceInfo64 | CliLayout::MofField => &[],
+        CliLayout::SystemHeader => &["marker", "header", "type", "group"],
+        CliLayout::LogfileHeader32 | CliLayout::LogfileHeader64 => {
+            &["version", "log_instance_guid"]
+        }
+    }
+}
+
+#[test]
+fn decode_then_encode_with_one_view_per_union_gives_the_bytes_back() {
+    // Distinct non-zero bytes in every 251-byte window, long enough for every layout.
+    let bytes: Vec<u8> = (0..0x118usize)
+        .map(|index| (index % 251 + 1) as u8)
+        .collect();
+    for layout in CliLayout::ALL {
+        let mut decoded = fields::decode(layout, &bytes).unwrap();
+        for key in other_views(layout) {
+            decoded.remove(*key);
         }
         if let Some(serde_json::Value::Object(header)) = decoded.get_mut("header") {
-            for key in [
-                "version",
-                "guid_ptr",
-                "processor_time",
-                "client_context",
-                "flags",
-            ] {
-                header.remove(key);
+            for key in other_views(CliLayout::TraceHeader) {
+                header.remove(*key);
             }
         }
         let encoded = encode(layout, &serde_json::Value::Object(decoded)).unwrap();
         let expected_len = layout.len();
         let mut expected = bytes[..expected_len].to_vec();
-        if layout == CliLayout::EventTrace32 || layout == CliLayout::InstanceInfo64 {
-            // Padding is not an SDK member: the JSON form writes it as zero.
-            expected[expected_len - 4..].fill(0);
+        // Padding is not an SDK member: the JSON form writes it as zero.
+        match layout {
+            CliLayout::EventTrace32 | CliLayout::InstanceInfo64 => {
+                expected[expected_len - 4..].fill(0)
+            }
+            CliLayout::LogfileHeader32 => expected[0xEC..0xF0].fill(0),
+            CliLayout::LogfileHeader64 => expected[0xF4..0xF8].fill(0),
+            _ => {}
         }
         assert_eq!(encoded, expected, "{}", layout.name());
     }
+}
+
+#[test]
+fn system_header_views() {
+    let by_marker = encode(
+        CliLayout::SystemHeader,
+        &json!({"marker": 0xC002_0002u32, "header": 0x0000_016C}),
+    )
+    .unwrap();
+    let by_fields = encode(
+        CliLayout::SystemHeader,
+        &json!({"version": 2, "header_type": 2, "flags": 0xC0, "size": 364, "hook_id": 0}),
+    )
+    .unwrap();
+    assert_eq!(by_marker, by_fields);
+    assert_eq!(
+        by_marker[..8],
+        [0x02, 0x00, 0x02, 0xC0, 0x6C, 0x01, 0x00, 0x00]
+    );
+    let by_type_group = encode(
+        CliLayout::SystemHeader,
+        &json!({"size": 0x20, "type": 0x0A, "group": 0x05}),
+    )
+    .unwrap();
+    assert_eq!(by_type_group[4..8], [0x20, 0x00, 0x0A, 0x05]);
+    let decoded = fields::decode(CliLayout::SystemHeader, &by_type_group).unwrap();
+    assert_eq!(decoded["hook_id"], json!(0x050A));
+    assert_eq!(decoded["header"], json!(0x050A_0020));
+
+    assert_eq!(
+        error(CliLayout::SystemHeader, json!({"marker": 1, "flags": 0xC0})),
+        "system-header: the Marker union takes one view, found keys of two: marker and version/header_type/flags"
+    );
+    assert_eq!(
+        error(CliLayout::SystemHeader, json!({"header": 1, "size": 2})),
+        "system-header: the Header/Packet union takes one view, found keys of two: header and size/hook_id/type/group"
+    );
+    assert_eq!(
+        error(CliLayout::SystemHeader, json!({"hook_id": 1, "group": 2})),
+        "system-header: the HookId union takes one view, found keys of two: hook_id and type/group"
+    );
+    assert_eq!(
+        error(CliLayout::SystemHeader, json!({"opcode": 1})),
+        "system-header: unknown key `opcode`"
+    );
+}
+
+#[test]
+fn logfile_header_round_trip_and_errors() {
+    let value = json!({
+        "buffer_size": 65536,
+        "major_version": 10, "minor_version": 0, "sub_version": 2, "sub_minor_version": 0,
+        "start_buffers": 1, "pointer_size": 4, "events_lost": 7, "cpu_speed_in_mhz": 3192,
+        "logger_name": 0xFFFF_FFFFu32,
+        "time_zone": {
+            "bias": -120,
+            "standard_name": [0x41, 0x42],
+            "daylight_date": {"month": 3, "day": 5, "hour": 3},
+            "daylight_bias": -60
+        },
+        "end_time": -1,
+        "reserved_flags": 2
+    });
+    let bytes = encode(CliLayout::LogfileHeader32, &value).unwrap();
+    assert_eq!(bytes.len(), 0x110);
+    assert_eq!(bytes[0x2C..0x30], [4, 0, 0, 0]); // PointerSize
+    assert_eq!(bytes[0x38..0x3C], [0xFF; 4]); // LoggerName, 4 bytes
+    assert_eq!(bytes[0x40..0x44], (-120i32).to_le_bytes()); // TimeZone.Bias
+    assert_eq!(bytes[0x44..0x48], [0x41, 0, 0x42, 0]); // StandardName
+    assert_eq!(bytes[0x108..0x10C], [2, 0, 0, 0]); // ReservedFlags
+    let decoded = fields::decode(CliLayout::LogfileHeader32, &bytes).unwrap();
+    assert_eq!(decoded["version"], json!(0x0002_000A));
+    assert_eq!(decoded["time_zone"]["bias"], json!(-120));
+    assert_eq!(decoded["time_zone"]["daylight_date"]["day"], json!(5));
+    assert_eq!(decoded["time_zone"]["standard_name"][1], json!(0x42));
+    assert_eq!(
+        decoded["time_zone"]["daylight_name"],
+        json!([0u16; 32].to_vec())
+    );
+    assert_eq!(decoded["end_time"], json!(-1));
+
+    // The same fields in the 64-bit layout: 8 bytes later from the time zone on.
+    let wide = encode(CliLayout::LogfileHeader64, &value).unwrap();
+    assert_eq!(wide.len(), 0x118);
+    assert_eq!(wide[..0x3C], bytes[..0x3C]);
+    assert_eq!(wide[0x48..0xF4], bytes[0x40..0xEC]);
+    assert_eq!(wide[0xF8..], bytes[0xF0..]);
+
+    assert_eq!(
+        error(
+            CliLayout::LogfileHeader32,
+            json!({"logger_name": 0x1_0000_0000u64})
+        ),
+        "logfile-header32: `logger_name` must be an integer that fits u32, found 4294967296"
+    );
+    assert_eq!(
+        error(CliLayout::LogfileHeader64, json!({"version": 1, "major_version": 2})),
+        "logfile-header64: the Version/VersionDetail union takes one view, found keys of two: version and major_version/minor_version/sub_version/sub_minor_version"
+    );
+    assert_eq!(
+        error(
+            CliLayout::LogfileHeader64,
+            json!({"pointer_size": 8, "log_instance_guid": "00000000-0000-0000-0000-000000000000"})
+        ),
+        "logfile-header64: the LogInstanceGuid union takes one view, found keys of two: log_instance_guid and start_buffers/pointer_size/events_lost/cpu_speed_in_mhz"
+    );
+    assert_eq!(
+        error(
+            CliLayout::LogfileHeader64,
+            json!({"time_zone": {"bias": 2_147_483_648u64}})
+        ),
+        "time_zone: `bias` must be an integer that fits i32, found 2147483648"
+    );
+    assert_eq!(
+        error(CliLayout::LogfileHeader64, json!({"time_zone": {"standard_name": "UTC"}})),
+        "time_zone: `standard_name` must be an array of at most 32 UTF-16 code units (integers that fit u16)"
+    );
+    assert_eq!(
+        error(
+            CliLayout::LogfileHeader64,
+            json!({"time_zone": {"standard_date": {"week": 1}}})
+        ),
+        "standard_date: unknown key `week`"
+    );
+    assert_eq!(
+        error(CliLayout::LogfileHeader64, json!({"padding": 0})),
+        "logfile-header64: unknown key `padding`"
+    );
 }
 
 #[test]

@@ -6,14 +6,17 @@
 //! - `tests/data/perfview-full-headers.json`: real `FULL_HEADER32`/`FULL_HEADER64` headers from
 //!   Windows traces, with the fields an independent parser (dissect.etl) decoded
 //!   (see `tools/perfview-vectors/`).
+//! - `tests/data/perfview-logfile-headers.json`: the logfile header event (`SYSTEM_TRACE_HEADER`,
+//!   `TRACE_LOGFILE_HEADER`, the two names) that starts each of those traces, with the fields
+//!   dissect.etl decoded (`tools/perfview-vectors/logfile_headers.py`).
 
 #[path = "../examples/etwdump/fields.rs"]
 #[allow(dead_code)]
 mod fields;
 
 use etw_classic::{
-    Bitness, EventInstanceGuidHeader, EventInstanceInfo, EventTrace, EventTraceHeader, HeaderType,
-    Layout, MarkerFlags,
+    Bitness, ClockType, EventInstanceGuidHeader, EventInstanceInfo, EventTrace, EventTraceHeader,
+    HeaderType, Layout, MarkerFlags, SystemTraceHeader, TraceLogfileHeader, TraceLogfileHeader64,
 };
 use fields::CliLayout;
 use serde_json::Value;
@@ -77,12 +80,12 @@ fn check_file(file: &Value, expected_count: usize) {
 
 #[test]
 fn c_abi_vectors_i686_decode_and_encode() {
-    check_file(&load("abi-vectors-i686.json"), 18);
+    check_file(&load("abi-vectors-i686.json"), 24);
 }
 
 #[test]
 fn c_abi_vectors_x86_64_decode_and_encode() {
-    check_file(&load("abi-vectors-x86_64.json"), 18);
+    check_file(&load("abi-vectors-x86_64.json"), 24);
 }
 
 /// The bitness-chosen types give the same bytes as the per-layout ones, and the layout lengths
@@ -105,12 +108,28 @@ fn c_abi_vectors_through_the_bitness_chosen_types() {
             Layout::EventInstanceGuidHeader.byte_len()
         );
         assert_eq!(sizeof("mof-field"), Layout::MofField.byte_len());
-        let (trace_layout, info_layout) = match bitness {
-            Bitness::Bits32 => ("event-trace32", "instance-info32"),
-            Bitness::Bits64 => ("event-trace64", "instance-info64"),
+        assert_eq!(
+            sizeof("system-header"),
+            Layout::SystemTraceHeader.byte_len()
+        );
+        let (trace_layout, info_layout, logfile_layout, logfile) = match bitness {
+            Bitness::Bits32 => (
+                "event-trace32",
+                "instance-info32",
+                "logfile-header32",
+                Layout::TraceLogfileHeader32,
+            ),
+            Bitness::Bits64 => (
+                "event-trace64",
+                "instance-info64",
+                "logfile-header64",
+                Layout::TraceLogfileHeader64,
+            ),
         };
         assert_eq!(sizeof(trace_layout), EventTrace::LEN);
         assert_eq!(sizeof(info_layout), bitness.pointer_len() * 2);
+        assert_eq!(sizeof(logfile_layout), logfile.byte_len());
+        assert_eq!(logfile.bitness(), Some(bitness));
 
         for (name, layout, bytes, expected) in vectors(&file) {
             if layout.name() == trace_layout {
@@ -149,6 +168,32 @@ fn c_abi_vectors_through_the_bitness_chosen_types() {
                 info.emit(&mut out).unwrap();
                 assert_eq!(out, bytes, "{name}");
             }
+            if layout.name() == logfile_layout {
+                let (header, rest) = TraceLogfileHeader::parse(&bytes, bitness).unwrap();
+                assert!(rest.is_empty());
+                assert_eq!(header.bitness(), bitness);
+                assert_eq!(header.layout(), logfile);
+                assert_eq!(
+                    header.logger_name(),
+                    expected["logger_name"].as_u64().unwrap(),
+                    "{name}"
+                );
+                assert_eq!(
+                    header.log_file_name(),
+                    expected["log_file_name"].as_u64().unwrap(),
+                    "{name}"
+                );
+                assert_eq!(
+                    u64::from(header.buffers_lost()),
+                    expected["buffers_lost"].as_u64().unwrap(),
+                    "{name}"
+                );
+                // The C initialisers leave the padding before BootTime zero.
+                assert_eq!(header.padding(), [0; 4], "{name}");
+                let mut out = vec![0xAA; bytes.len()];
+                header.emit(&mut out).unwrap();
+                assert_eq!(out, bytes, "{name}");
+            }
         }
     }
 }
@@ -177,6 +222,25 @@ fn c_abi_offsets_match_layouts_md() {
     assert_eq!(offset(&x64, "event-trace64", "BufferContext"), 0x54);
     assert_eq!(offset(&i686, "instance-info32", "InstanceId"), 4);
     assert_eq!(offset(&x64, "instance-info64", "InstanceId"), 8);
+    for file in [&i686, &x64] {
+        assert_eq!(offset(file, "system-header", "Packet.Size"), 0x04);
+        assert_eq!(offset(file, "system-header", "Packet.HookId"), 0x06);
+        assert_eq!(offset(file, "system-header", "SystemTime"), 0x10);
+        assert_eq!(offset(file, "system-header", "UserTime"), 0x1C);
+    }
+    let logfile = [
+        (&i686, "logfile-header32", 0u64),
+        (&x64, "logfile-header64", 8),
+    ];
+    for (file, layout, shift) in logfile {
+        assert_eq!(offset(file, layout, "CpuSpeedInMHz"), 0x34);
+        assert_eq!(offset(file, layout, "LoggerName"), 0x38);
+        assert_eq!(offset(file, layout, "LogFileName"), 0x3C + shift / 2);
+        assert_eq!(offset(file, layout, "TimeZone"), 0x40 + shift);
+        assert_eq!(offset(file, layout, "TimeZone.DaylightBias"), 0xE8 + shift);
+        assert_eq!(offset(file, layout, "BootTime"), 0xF0 + shift);
+        assert_eq!(offset(file, layout, "BuffersLost"), 0x10C + shift);
+    }
 }
 
 #[test]
@@ -234,4 +298,133 @@ fn one_real_full_header64_field_by_field() {
         header.guid.guid().to_string(),
         "9b79ee91-b5fd-41c0-a243-4248e266e9d0"
     );
+}
+
+/// The logfile header event at the start of each PerfView trace: every field our types decode
+/// equals what dissect.etl decoded, the names included, and the bytes encode back unchanged.
+#[test]
+fn real_logfile_headers_decode_to_dissect_values() {
+    let file = load("perfview-logfile-headers.json");
+    let events = file["events"].as_array().unwrap();
+    assert_eq!(events.len(), 5);
+    for event in events {
+        let name = event["file"].as_str().unwrap();
+        let bytes = hex(event["hex"].as_str().unwrap());
+
+        let (system, header, names, rest) = TraceLogfileHeader::parse_event(&bytes).unwrap();
+        assert!(rest.is_empty(), "{name}: Size covers the whole event");
+
+        // The system header, through the JSON mapping and through the typed API.
+        let system_fields = &event["system_header"]["fields"];
+        let decoded = Value::Object(fields::system_header_json(&system));
+        assert_fields_match(name, "system_header.", system_fields, &decoded);
+        assert_eq!(
+            fields::encode(CliLayout::SystemHeader, system_fields).unwrap(),
+            bytes[..0x20],
+            "{name}: encode the system header"
+        );
+        assert_eq!(system.marker(), 0xC002_0002, "{name}");
+        assert_eq!(system.header_type, HeaderType::SYSTEM64, "{name}");
+        assert_eq!(system.hook_id, SystemTraceHeader::WMI_LOG_TYPE_HEADER);
+        assert_eq!(usize::from(system.size), bytes.len(), "{name}");
+
+        // The logfile header: every member and union view dissect.etl names.
+        let logfile = &event["logfile_header"];
+        assert_eq!(logfile["layout"], "logfile-header64", "{name}");
+        let expected = &logfile["fields"];
+        let decoded = Value::Object(fields::logfile_header_json(&header));
+        assert_fields_match(name, "logfile_header.", expected, &decoded);
+        assert_eq!(
+            decoded.as_object().unwrap().len(),
+            expected.as_object().unwrap().len(),
+            "{name}: dissect.etl and the JSON mapping name the same members"
+        );
+        let TraceLogfileHeader::Bits64(header64) = header else {
+            panic!("{name}: expected the 64-bit layout");
+        };
+        let struct_bytes = &bytes[0x20..0x20 + TraceLogfileHeader64::LEN];
+        assert_eq!(header64.to_bytes().as_slice(), struct_bytes, "{name}");
+        assert_eq!(
+            hex(logfile["padding"].as_str().unwrap()),
+            header64.padding,
+            "{name}: padding"
+        );
+        // Without the one view of each union the C layout does not hold, the fields encode back.
+        let mut one_view = expected.clone();
+        for key in ["version", "log_instance_guid"] {
+            one_view.as_object_mut().unwrap().remove(key);
+        }
+        assert_eq!(
+            fields::encode(CliLayout::LogfileHeader64, &one_view).unwrap(),
+            struct_bytes,
+            "{name}: encode the logfile header"
+        );
+
+        assert_eq!(header.pointer_size(), 8, "{name}");
+        assert_eq!(
+            header.reserved_flags(),
+            ClockType::QUERY_PERFORMANCE_COUNTER
+        );
+        assert_eq!(header.perf_freq(), 10_000_000, "{name}");
+        assert_eq!(header.timer_resolution(), 156_250, "{name}");
+        assert_eq!(
+            u64::from(header.buffers_written()),
+            expected["buffers_written"].as_u64().unwrap()
+        );
+
+        // The names after the struct, as dissect.etl read them.
+        assert!(names.terminated, "{name}");
+        assert!(names.rest.is_empty(), "{name}");
+        assert_eq!(
+            names.logger_name.to_string(),
+            event["names"]["logger_name"].as_str().unwrap(),
+            "{name}"
+        );
+        assert_eq!(
+            names.log_file_name.to_string(),
+            event["names"]["log_file_name"].as_str().unwrap(),
+            "{name}"
+        );
+        let names_len = 2 * (names.logger_name.len() + names.log_file_name.len() + 2);
+        assert_eq!(
+            names_len as u64,
+            event["names"]["bytes"].as_u64().unwrap(),
+            "{name}"
+        );
+        assert_eq!(bytes.len(), 0x20 + TraceLogfileHeader64::LEN + names_len);
+    }
+}
+
+/// One real logfile header field by field with the typed API (`SelfDescribingSingleEvent.etl`).
+#[test]
+fn one_real_logfile_header_field_by_field() {
+    let file = load("perfview-logfile-headers.json");
+    let event = &file["events"][0];
+    assert_eq!(event["file"], "SelfDescribingSingleEvent.etl");
+    let bytes = hex(event["hex"].as_str().unwrap());
+    let (_, header, names, _) = TraceLogfileHeader::parse_event(&bytes).unwrap();
+    let header: TraceLogfileHeader64 = match header {
+        TraceLogfileHeader::Bits64(header) => header,
+        TraceLogfileHeader::Bits32(_) => panic!("expected the 64-bit layout"),
+    };
+    assert_eq!(header.buffer_size, 0x1_0000);
+    assert_eq!(header.version.roll_up(), 0x0002_000A);
+    assert_eq!(header.provider_version, 22000);
+    assert_eq!(header.number_of_processors, 12);
+    assert_eq!(header.end_time, 0x01d8_54fd_69d1_bdd9);
+    assert_eq!(header.maximum_file_size, 800);
+    assert_eq!(header.log_file_mode, 0x0401_0001);
+    assert_eq!(header.buffers_written, 3);
+    assert_eq!(header.log_instance.start_buffers(), 1);
+    assert_eq!(header.log_instance.events_lost(), 0);
+    assert_eq!(header.log_instance.cpu_speed_in_mhz(), 3192);
+    assert_eq!((header.logger_name, header.log_file_name), (0, 0));
+    assert_eq!(header.time_zone.bias, 480);
+    assert!(header.time_zone.standard_name_str() == "@tzres.dll,-212");
+    assert_eq!(header.time_zone.daylight_bias, -60);
+    assert_eq!(header.boot_time, 0x01d8_4f1d_66d0_4240);
+    assert_eq!(header.start_time, 0x01d8_54fd_67d2_4603);
+    assert_eq!(header.buffers_lost, 0);
+    assert!(names.logger_name == "Relogger");
+    assert!(names.log_file_name == "[multiple files]");
 }

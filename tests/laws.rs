@@ -1,13 +1,15 @@
 //! Property laws for every type and both bitnesses:
 //! bytes → struct → bytes is the identity; struct → bytes → struct is the identity;
-//! `parse` of any input never panics and reports the right remainder; the Class roll-up and GUID
-//! text round-trip.
+//! `parse` of any input never panics and reports the right remainder; the Class and
+//! VersionDetail roll-ups, the union views, the GUID text and the UTF-16 names round-trip.
 
 use etw_classic::{
-    Bitness, BufferContext, Class, EventInstanceGuidHeader, EventInstanceHeader, EventInstanceInfo,
-    EventInstanceInfo32, EventInstanceInfo64, EventTrace, EventTrace32, EventTrace64,
-    EventTraceHeader, EventType, Guid, GuidOrPtr, HeaderType, Level, MarkerFlags, MofField,
-    TimesOrFlags,
+    Bitness, BufferContext, Class, ClockType, EventInstanceGuidHeader, EventInstanceHeader,
+    EventInstanceInfo, EventInstanceInfo32, EventInstanceInfo64, EventTrace, EventTrace32,
+    EventTrace64, EventTraceHeader, EventType, Guid, GuidOrPtr, HeaderType, Level, LogInstance,
+    LogfileNames, MarkerFlags, MofField, SystemTime, SystemTraceHeader, TimeZoneInformation,
+    TimesOrFlags, TraceLogfileHeader, TraceLogfileHeader32, TraceLogfileHeader64, Utf16Str,
+    VersionDetail,
 };
 use proptest::prelude::*;
 
@@ -119,8 +121,140 @@ prop_compose! {
     }
 }
 
+prop_compose! {
+    fn system_header()(
+        version in any::<u16>(), header_type in any::<u8>(), flags in any::<u8>(), size in any::<u16>(),
+        hook_id in any::<u16>(), thread_id in any::<u32>(), process_id in any::<u32>(),
+        system_time in any::<i64>(), kernel_time in any::<u32>(), user_time in any::<u32>(),
+    ) -> SystemTraceHeader {
+        SystemTraceHeader {
+            version, header_type: HeaderType(header_type), flags: MarkerFlags(flags), size, hook_id,
+            thread_id, process_id, system_time, kernel_time, user_time,
+        }
+    }
+}
+
+fn system_time() -> impl Strategy<Value = SystemTime> {
+    any::<[u16; 8]>().prop_map(
+        |[year, month, day_of_week, day, hour, minute, second, milliseconds]| SystemTime {
+            year,
+            month,
+            day_of_week,
+            day,
+            hour,
+            minute,
+            second,
+            milliseconds,
+        },
+    )
+}
+
+prop_compose! {
+    fn time_zone()(
+        bias in any::<i32>(), standard_name in any::<[u16; 32]>(), standard_date in system_time(),
+        standard_bias in any::<i32>(), daylight_name in any::<[u16; 32]>(),
+        daylight_date in system_time(), daylight_bias in any::<i32>(),
+    ) -> TimeZoneInformation {
+        TimeZoneInformation {
+            bias, standard_name, standard_date, standard_bias, daylight_name, daylight_date,
+            daylight_bias,
+        }
+    }
+}
+
+// The members before the pointers, as a 64-bit header with the rest zero.
+prop_compose! {
+    fn logfile_head()(
+        buffer_size in any::<u32>(), version in any::<u32>(), provider_version in any::<u32>(),
+        number_of_processors in any::<u32>(), end_time in any::<i64>(),
+        timer_resolution in any::<u32>(), maximum_file_size in any::<u32>(),
+        log_file_mode in any::<u32>(), buffers_written in any::<u32>(),
+        log_instance in any::<[u8; 16]>(),
+    ) -> TraceLogfileHeader64 {
+        TraceLogfileHeader64 {
+            buffer_size, version: VersionDetail::from_roll_up(version), provider_version,
+            number_of_processors, end_time, timer_resolution, maximum_file_size, log_file_mode,
+            buffers_written, log_instance: LogInstance(log_instance),
+            ..TraceLogfileHeader64::default()
+        }
+    }
+}
+
+prop_compose! {
+    fn logfile_header64()(
+        head in logfile_head(), logger_name in any::<u64>(), log_file_name in any::<u64>(),
+        time_zone in time_zone(), padding in any::<[u8; 4]>(), boot_time in any::<i64>(),
+        perf_freq in any::<i64>(), start_time in any::<i64>(), reserved_flags in any::<u32>(),
+        buffers_lost in any::<u32>(),
+    ) -> TraceLogfileHeader64 {
+        TraceLogfileHeader64 {
+            logger_name, log_file_name, time_zone, padding, boot_time, perf_freq, start_time,
+            reserved_flags: ClockType(reserved_flags), buffers_lost, ..head
+        }
+    }
+}
+
+prop_compose! {
+    fn logfile_header32()(
+        wide in logfile_header64(), logger_name in any::<u32>(), log_file_name in any::<u32>(),
+    ) -> TraceLogfileHeader32 {
+        TraceLogfileHeader32 {
+            buffer_size: wide.buffer_size, version: wide.version,
+            provider_version: wide.provider_version, number_of_processors: wide.number_of_processors,
+            end_time: wide.end_time, timer_resolution: wide.timer_resolution,
+            maximum_file_size: wide.maximum_file_size, log_file_mode: wide.log_file_mode,
+            buffers_written: wide.buffers_written, log_instance: wide.log_instance, logger_name,
+            log_file_name, time_zone: wide.time_zone, padding: wide.padding,
+            boot_time: wide.boot_time, perf_freq: wide.perf_freq, start_time: wide.start_time,
+            reserved_flags: wide.reserved_flags, buffers_lost: wide.buffers_lost,
+        }
+    }
+}
+
+fn logfile_header() -> impl Strategy<Value = TraceLogfileHeader> {
+    prop_oneof![
+        logfile_header32().prop_map(TraceLogfileHeader::from),
+        logfile_header64().prop_map(TraceLogfileHeader::from)
+    ]
+}
+
 proptest! {
     // ---- bytes -> struct -> bytes: nothing is lost, for every possible input ----
+
+    #[test]
+    fn system_header_bytes_round_trip(bytes in any::<[u8; 0x20]>()) {
+        let header = SystemTraceHeader::from_bytes(&bytes);
+        prop_assert_eq!(header.to_bytes(), bytes);
+        prop_assert_eq!(header.marker(), u32::from_le_bytes(bytes[..4].try_into().unwrap()));
+        prop_assert_eq!(header.header(), u32::from_le_bytes(bytes[4..8].try_into().unwrap()));
+    }
+
+    #[test]
+    fn logfile_header_bytes_round_trip(
+        bytes in proptest::collection::vec(any::<u8>(), 0x118),
+        bitness in bitness(),
+    ) {
+        let (header, rest) = TraceLogfileHeader::parse(&bytes, bitness).unwrap();
+        prop_assert_eq!(header.bitness(), bitness);
+        let mut out = vec![0u8; 0x118];
+        let unused = header.emit(&mut out).unwrap().len();
+        prop_assert_eq!(unused, rest.len());
+        prop_assert_eq!(&out[..header.byte_len()], &bytes[..header.byte_len()]);
+        // Both layouts agree on the first 0x38 bytes.
+        let (other, _) = TraceLogfileHeader::parse(&bytes, match bitness {
+            Bitness::Bits32 => Bitness::Bits64,
+            Bitness::Bits64 => Bitness::Bits32,
+        }).unwrap();
+        prop_assert_eq!(other.log_instance(), header.log_instance());
+        prop_assert_eq!(other.version(), header.version());
+        prop_assert_eq!(other.buffers_written(), header.buffers_written());
+    }
+
+    #[test]
+    fn time_zone_bytes_round_trip(bytes in proptest::collection::vec(any::<u8>(), 0xAC)) {
+        let bytes: [u8; 0xAC] = bytes.try_into().unwrap();
+        prop_assert_eq!(TimeZoneInformation::from_bytes(&bytes).to_bytes(), bytes);
+    }
 
     #[test]
     fn trace_header_bytes_round_trip(bytes in any::<[u8; 0x30]>()) {
@@ -202,6 +336,42 @@ proptest! {
         prop_assert_eq!(MofField::from_bytes(&field.to_bytes()), field);
     }
 
+    #[test]
+    fn system_header_value_round_trip(header in system_header()) {
+        prop_assert_eq!(SystemTraceHeader::from_bytes(&header.to_bytes()), header);
+        prop_assert_eq!(header.with_marker(header.marker()), header);
+        prop_assert_eq!(header.with_header(header.header()), header);
+        prop_assert_eq!(
+            SystemTraceHeader::hook_id_of(header.hook_type(), header.hook_group()),
+            header.hook_id
+        );
+    }
+
+    #[test]
+    fn time_zone_value_round_trip(zone in time_zone()) {
+        prop_assert_eq!(TimeZoneInformation::from_bytes(&zone.to_bytes()), zone);
+    }
+
+    #[test]
+    fn logfile_header_value_round_trip(header in logfile_header()) {
+        let mut out = [0u8; 0x120];
+        let rest = header.emit(&mut out).unwrap();
+        prop_assert_eq!(rest.len(), 0x120 - header.byte_len());
+        prop_assert_eq!(TraceLogfileHeader::parse(&out, header.bitness()).unwrap().0, header);
+    }
+
+    #[test]
+    fn version_detail_and_log_instance_views(roll_up in any::<u32>(), counts in any::<[u32; 4]>()) {
+        prop_assert_eq!(VersionDetail::from_roll_up(roll_up).roll_up(), roll_up);
+        let [start_buffers, pointer_size, events_lost, cpu_speed_in_mhz] = counts;
+        let union = LogInstance::from_counts(start_buffers, pointer_size, events_lost, cpu_speed_in_mhz);
+        prop_assert_eq!(
+            [union.start_buffers(), union.pointer_size(), union.events_lost(), union.cpu_speed_in_mhz()],
+            counts
+        );
+        prop_assert_eq!(LogInstance::from_guid(union.log_instance_guid()), union);
+    }
+
     // ---- parse never panics, and what it returns is consistent ----
 
     #[test]
@@ -235,6 +405,72 @@ proptest! {
         prop_assert_eq!(parsed, header);
         prop_assert_eq!(data.len(), data_len);
         prop_assert_eq!(rest.len(), 7);
+    }
+
+    #[test]
+    fn system_and_logfile_parse_are_total(input in proptest::collection::vec(any::<u8>(), 0..0x180)) {
+        match SystemTraceHeader::parse_event(&input) {
+            Ok((header, data, rest)) => {
+                prop_assert!(header.flags.is_event_trace_header());
+                prop_assert!(header.header_type == HeaderType::SYSTEM32 || header.header_type == HeaderType::SYSTEM64);
+                prop_assert_eq!(data.len() + 0x20, usize::from(header.size));
+                prop_assert_eq!(rest.len(), input.len() - usize::from(header.size));
+            }
+            Err(error) => prop_assert!(!error.to_string().is_empty()),
+        }
+        match TraceLogfileHeader::parse_event(&input) {
+            Ok((system, header, names, rest)) => {
+                prop_assert_eq!(system.hook_id, 0);
+                prop_assert_eq!(header.bitness(), system.header_type.bitness().unwrap());
+                let names_len = 2 * (names.logger_name.len() + names.log_file_name.len());
+                prop_assert!(0x20 + header.byte_len() + names_len + names.rest.len() <= usize::from(system.size));
+                prop_assert_eq!(rest.len(), input.len() - usize::from(system.size));
+            }
+            Err(error) => prop_assert!(!error.to_string().is_empty()),
+        }
+    }
+
+    #[test]
+    fn valid_system_headers_parse(mut header in system_header(), data_len in 0usize..64, wide in any::<bool>()) {
+        header.header_type = if wide { HeaderType::SYSTEM64 } else { HeaderType::SYSTEM32 };
+        header.flags = MarkerFlags::EVENT_TRACE_HEADER;
+        header.size = u16::try_from(0x20 + data_len).unwrap();
+        let mut event = vec![0xA5u8; 0x20 + data_len + 5];
+        header.emit(&mut event).unwrap();
+        let (parsed, data, rest) = SystemTraceHeader::parse_event(&event).unwrap();
+        prop_assert_eq!(parsed, header);
+        prop_assert_eq!(data.len(), data_len);
+        prop_assert_eq!(rest.len(), 5);
+    }
+
+    // ---- the NUL-terminated names ----
+
+    #[test]
+    fn utf16_split_gives_back_its_input(bytes in proptest::collection::vec(any::<u8>(), 0..80)) {
+        let (text, rest) = Utf16Str::split_nul_terminated(&bytes);
+        prop_assert!(text.units().all(|unit| unit != 0));
+        let text_len = 2 * text.len();
+        prop_assert_eq!(text, Utf16Str::from_le_bytes(&bytes[..text_len]));
+        match rest {
+            Some(rest) => {
+                prop_assert_eq!(&bytes[text_len..text_len + 2], &[0u8, 0][..]);
+                prop_assert_eq!(rest, &bytes[text_len + 2..]);
+            }
+            None => prop_assert!(bytes.len() - text_len < 2),
+        }
+        let names = LogfileNames::parse(&bytes);
+        prop_assert_eq!(names.logger_name, text);
+        prop_assert_eq!(names.terminated, names.rest.len() + 2 * (names.logger_name.len() + names.log_file_name.len() + 2) == bytes.len());
+    }
+
+    #[test]
+    fn utf16_text_round_trips_through_str(text in "\\PC{0,20}") {
+        let bytes: Vec<u8> = text.encode_utf16().chain([0]).flat_map(u16::to_le_bytes).collect();
+        let (name, rest) = Utf16Str::split_nul_terminated(&bytes);
+        prop_assert!(name == text.as_str());
+        prop_assert_eq!(name.to_string(), text);
+        prop_assert!(name.is_well_formed());
+        prop_assert_eq!(rest, Some(&[][..]));
     }
 
     // ---- the roll-up and the GUID text ----

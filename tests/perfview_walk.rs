@@ -1,7 +1,8 @@
 //! Walks the events of real trace buffers from the PerfView test traces (see
 //! `../shared/data/perfview/PROVENANCE.md`): the first buffer of `SelfDescribingSingleEvent.etl`
 //! field by field, and every buffer of the traces that hold no compressed buffer, against the
-//! event counts dissect.etl found (`tests/data/perfview-full-headers.json`).
+//! event counts dissect.etl found (`tests/data/perfview-full-headers.json`), and the logfile
+//! header event at the start of every trace (`tests/data/perfview-logfile-headers.json`).
 //!
 //! The traces are read from `$ETW_PERFVIEW_DIR`, else `../shared/data/perfview` next to the
 //! crate; when a trace is not there the test says so and passes without checking it.
@@ -10,8 +11,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use etw_classic::{
-    BufferFlags, BufferType, Event, EventKind, Events, HeaderType, MarkerFlags, TraceBuffer,
-    WmiBufferHeader, DEFAULT_TRACE_ALIGNMENT,
+    Bitness, BufferFlags, BufferType, Event, EventKind, Events, HeaderType, MarkerFlags,
+    TraceBuffer, TraceLogfileHeader, WmiBufferHeader, DEFAULT_TRACE_ALIGNMENT,
 };
 
 fn trace(name: &str) -> Option<Vec<u8>> {
@@ -158,5 +159,59 @@ fn uncompressed_traces_have_the_event_counts_dissect_etl_found() {
             .map(|(kind, count)| (kind.clone(), count.as_u64().unwrap()))
             .collect();
         assert_eq!(counts, expected, "{name}");
+    }
+}
+
+/// The first event of every trace, read from the trace itself: the logfile header event, whose
+/// bytes are those `tests/data/perfview-logfile-headers.json` holds, and whose two names after
+/// the `TRACE_LOGFILE_HEADER` are the ones dissect.etl read.
+#[test]
+fn logfile_header_event_and_names_of_every_trace() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/perfview-logfile-headers.json"
+    ))
+    .unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    for expected in json["events"].as_array().unwrap() {
+        let name = expected["file"].as_str().unwrap();
+        let Some(file) = trace(name) else {
+            continue;
+        };
+        let (header, bytes) = buffer(&file, 0);
+        assert!(
+            !header.is_compressed(),
+            "{name}: buffer 0 is not compressed"
+        );
+        assert_eq!(header.buffer_type, BufferType::HEADER, "{name}");
+
+        let (system, logfile, names, _) = TraceLogfileHeader::parse_event(bytes).unwrap();
+        let size = usize::from(system.size);
+        let hex: String = bytes[..size].iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(
+            hex,
+            expected["hex"].as_str().unwrap(),
+            "{name}: event bytes"
+        );
+        assert_eq!(logfile.bitness(), Bitness::Bits64, "{name}");
+        assert_eq!(logfile.pointer_size(), 8, "{name}");
+
+        assert!(names.terminated && names.rest.is_empty(), "{name}");
+        assert_eq!(
+            names.logger_name.to_string(),
+            expected["names"]["logger_name"].as_str().unwrap(),
+            "{name}"
+        );
+        assert_eq!(
+            names.log_file_name.to_string(),
+            expected["names"]["log_file_name"].as_str().unwrap(),
+            "{name}"
+        );
+        // The event walker agrees on where the event ends.
+        let first = Events::new(bytes).next().unwrap().unwrap();
+        assert_eq!(
+            (first.header_type, first.bytes.len()),
+            (HeaderType::SYSTEM64, size)
+        );
     }
 }

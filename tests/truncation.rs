@@ -4,7 +4,8 @@
 use etw_classic::{
     Bitness, Error, EventInstanceGuidHeader, EventInstanceHeader, EventInstanceInfo,
     EventInstanceInfo32, EventInstanceInfo64, EventTrace, EventTrace32, EventTrace64,
-    EventTraceHeader, Layout, MofField,
+    EventTraceHeader, Layout, MofField, SystemTraceHeader, TraceLogfileHeader,
+    TraceLogfileHeader32, TraceLogfileHeader64,
 };
 
 /// A well-formed instance event header followed by data: valid for every layout's `parse`.
@@ -96,6 +97,101 @@ fn mof_field_every_truncation() {
 }
 
 #[test]
+fn system_trace_header_every_truncation() {
+    // SYSTEM64; Size (bytes 4..6) comes from the pattern, 0x241D, above the 0x20 minimum.
+    sweep!(SystemTraceHeader, 0x02);
+}
+
+#[test]
+fn trace_logfile_header_both_layouts_every_truncation() {
+    sweep!(TraceLogfileHeader32, 0);
+    sweep!(TraceLogfileHeader64, 0);
+}
+
+#[test]
+fn trace_logfile_header_bitness_chosen_every_truncation() {
+    let bytes = sample(TraceLogfileHeader64::LEN);
+    for (bitness, layout, len) in [
+        (Bitness::Bits32, Layout::TraceLogfileHeader32, 0x110),
+        (Bitness::Bits64, Layout::TraceLogfileHeader64, 0x118),
+    ] {
+        for length in 0..len {
+            assert_eq!(
+                TraceLogfileHeader::parse(&bytes[..length], bitness).map(|_| ()),
+                Err(Error::Truncated {
+                    layout,
+                    needed: len,
+                    found: length
+                })
+            );
+        }
+        let (header, rest) = TraceLogfileHeader::parse(&bytes, bitness).unwrap();
+        assert_eq!(rest.len(), TraceLogfileHeader64::LEN - len);
+        assert_eq!(header.byte_len(), len);
+        for length in 0..len {
+            let mut out = vec![0x5Au8; length];
+            assert_eq!(
+                header.emit(&mut out).map(|_| ()),
+                Err(Error::OutputTooSmall {
+                    layout,
+                    needed: len,
+                    found: length
+                })
+            );
+            assert!(out.iter().all(|byte| *byte == 0x5A));
+        }
+    }
+}
+
+/// A logfile header event cut anywhere: the system header's own errors first, then the event's
+/// `Size` past the input, then (with `Size` cut down to the input) the struct's truncation.
+#[test]
+fn logfile_header_event_every_truncation() {
+    let mut event = vec![0u8; 0x20 + 0x118 + 4];
+    event[..8].copy_from_slice(&[0x02, 0x00, 0x02, 0xC0, 0x3C, 0x01, 0x00, 0x00]);
+    assert!(TraceLogfileHeader::parse_event(&event).is_ok());
+    for length in 0..event.len() {
+        let error = TraceLogfileHeader::parse_event(&event[..length]).unwrap_err();
+        if length < 0x20 {
+            assert_eq!(
+                error,
+                Error::Truncated {
+                    layout: Layout::SystemTraceHeader,
+                    needed: 0x20,
+                    found: length
+                }
+            );
+        } else {
+            assert_eq!(
+                error,
+                Error::SizeBeyondInput {
+                    layout: Layout::SystemTraceHeader,
+                    size: 0x13C,
+                    available: length
+                }
+            );
+        }
+        let mut shortened = event[..length].to_vec();
+        if length >= 0x20 {
+            shortened[4..6].copy_from_slice(&(length as u16).to_le_bytes());
+            let result = TraceLogfileHeader::parse_event(&shortened).map(|_| ());
+            if length < 0x20 + 0x118 {
+                assert_eq!(
+                    result,
+                    Err(Error::Truncated {
+                        layout: Layout::TraceLogfileHeader64,
+                        needed: 0x118,
+                        found: length - 0x20
+                    })
+                );
+            } else {
+                assert_eq!(result, Ok(()));
+            }
+        }
+    }
+}
+
+#[test]
 fn bitness_chosen_types_every_truncation() {
     for (bitness, trace_layout, info_layout, info_len) in [
         (
@@ -164,5 +260,8 @@ fn bitness_chosen_types_every_truncation() {
 #[test]
 fn layout_lengths_are_the_sdk_sizes() {
     let lengths: Vec<usize> = Layout::ALL.iter().map(|layout| layout.byte_len()).collect();
-    assert_eq!(lengths, [0x30, 0x38, 0x48, 0x58, 0x58, 8, 16, 16, 0x48]);
+    assert_eq!(
+        lengths,
+        [0x30, 0x38, 0x48, 0x58, 0x58, 8, 16, 16, 0x48, 0x20, 0x110, 0x118]
+    );
 }

@@ -8,9 +8,11 @@ use std::collections::BTreeSet;
 use std::fmt;
 
 use etw_classic::{
-    Bitness, BufferContext, Class, EventInstanceGuidHeader, EventInstanceHeader, EventInstanceInfo,
-    EventInstanceInfo32, EventInstanceInfo64, EventTrace32, EventTrace64, EventTraceHeader,
-    EventType, Guid, GuidOrPtr, HeaderType, Level, MarkerFlags, MofField, TimesOrFlags, WnodeFlags,
+    Bitness, BufferContext, Class, ClockType, EventInstanceGuidHeader, EventInstanceHeader,
+    EventInstanceInfo, EventInstanceInfo32, EventInstanceInfo64, EventTrace32, EventTrace64,
+    EventTraceHeader, EventType, Guid, GuidOrPtr, HeaderType, Level, LogInstance, MarkerFlags,
+    MofField, SystemTime, SystemTraceHeader, TimeZoneInformation, TimesOrFlags, TraceLogfileHeader,
+    TraceLogfileHeader32, TraceLogfileHeader64, VersionDetail, WnodeFlags,
 };
 use serde_json::{json, Map, Value};
 
@@ -25,10 +27,13 @@ pub enum CliLayout {
     InstanceInfo32,
     InstanceInfo64,
     MofField,
+    SystemHeader,
+    LogfileHeader32,
+    LogfileHeader64,
 }
 
 impl CliLayout {
-    pub const ALL: [Self; 8] = [
+    pub const ALL: [Self; 11] = [
         Self::TraceHeader,
         Self::InstanceHeader,
         Self::InstanceGuidHeader,
@@ -37,6 +42,9 @@ impl CliLayout {
         Self::InstanceInfo32,
         Self::InstanceInfo64,
         Self::MofField,
+        Self::SystemHeader,
+        Self::LogfileHeader32,
+        Self::LogfileHeader64,
     ];
 
     pub fn name(self) -> &'static str {
@@ -49,6 +57,9 @@ impl CliLayout {
             Self::InstanceInfo32 => "instance-info32",
             Self::InstanceInfo64 => "instance-info64",
             Self::MofField => "mof-field",
+            Self::SystemHeader => "system-header",
+            Self::LogfileHeader32 => "logfile-header32",
+            Self::LogfileHeader64 => "logfile-header64",
         }
     }
 
@@ -67,6 +78,9 @@ impl CliLayout {
             Self::InstanceInfo32 => EventInstanceInfo32::LEN,
             Self::InstanceInfo64 => EventInstanceInfo64::LEN,
             Self::MofField => MofField::LEN,
+            Self::SystemHeader => SystemTraceHeader::LEN,
+            Self::LogfileHeader32 => TraceLogfileHeader32::LEN,
+            Self::LogfileHeader64 => TraceLogfileHeader64::LEN,
         }
     }
 }
@@ -137,7 +151,109 @@ pub fn decode(layout: CliLayout, bytes: &[u8]) -> Result<Map<String, Value>, etw
                 ("data_type", json!(field.data_type)),
             ])
         }
+        CliLayout::SystemHeader => system_header_json(&SystemTraceHeader::from_bytes(&prefix(
+            bytes,
+            Layout::SystemTraceHeader,
+        )?)),
+        CliLayout::LogfileHeader32 => logfile_header_json(&TraceLogfileHeader::Bits32(
+            TraceLogfileHeader32::from_bytes(&prefix(bytes, Layout::TraceLogfileHeader32)?),
+        )),
+        CliLayout::LogfileHeader64 => logfile_header_json(&TraceLogfileHeader::Bits64(
+            TraceLogfileHeader64::from_bytes(&prefix(bytes, Layout::TraceLogfileHeader64)?),
+        )),
     })
+}
+
+/// `SYSTEM_TRACE_HEADER`: both views of the `Marker` and `Header` unions, and `HookId`'s bytes.
+pub fn system_header_json(header: &SystemTraceHeader) -> Map<String, Value> {
+    object([
+        ("marker", json!(header.marker())),
+        ("version", json!(header.version)),
+        ("header_type", json!(header.header_type.0)),
+        ("flags", json!(header.flags.0)),
+        ("header", json!(header.header())),
+        ("size", json!(header.size)),
+        ("hook_id", json!(header.hook_id)),
+        ("type", json!(header.hook_type())),
+        ("group", json!(header.hook_group())),
+        ("thread_id", json!(header.thread_id)),
+        ("process_id", json!(header.process_id)),
+        ("system_time", json!(header.system_time)),
+        ("kernel_time", json!(header.kernel_time)),
+        ("user_time", json!(header.user_time)),
+    ])
+}
+
+/// `TRACE_LOGFILE_HEADER` in either layout (pointers widened to 64 bits), every union view; the
+/// time zone in a nested `time_zone` object, its names as arrays of 32 UTF-16 code units.
+pub fn logfile_header_json(header: &TraceLogfileHeader) -> Map<String, Value> {
+    let version = header.version();
+    let instance = header.log_instance();
+    object([
+        ("buffer_size", json!(header.buffer_size())),
+        ("version", json!(version.roll_up())),
+        ("major_version", json!(version.major_version)),
+        ("minor_version", json!(version.minor_version)),
+        ("sub_version", json!(version.sub_version)),
+        ("sub_minor_version", json!(version.sub_minor_version)),
+        ("provider_version", json!(header.provider_version())),
+        ("number_of_processors", json!(header.number_of_processors())),
+        ("end_time", json!(header.end_time())),
+        ("timer_resolution", json!(header.timer_resolution())),
+        ("maximum_file_size", json!(header.maximum_file_size())),
+        ("log_file_mode", json!(header.log_file_mode())),
+        ("buffers_written", json!(header.buffers_written())),
+        (
+            "log_instance_guid",
+            json!(instance.log_instance_guid().to_string()),
+        ),
+        ("start_buffers", json!(instance.start_buffers())),
+        ("pointer_size", json!(instance.pointer_size())),
+        ("events_lost", json!(instance.events_lost())),
+        ("cpu_speed_in_mhz", json!(instance.cpu_speed_in_mhz())),
+        ("logger_name", json!(header.logger_name())),
+        ("log_file_name", json!(header.log_file_name())),
+        (
+            "time_zone",
+            Value::Object(time_zone_json(&header.time_zone())),
+        ),
+        ("boot_time", json!(header.boot_time())),
+        ("perf_freq", json!(header.perf_freq())),
+        ("start_time", json!(header.start_time())),
+        ("reserved_flags", json!(header.reserved_flags().0)),
+        ("buffers_lost", json!(header.buffers_lost())),
+    ])
+}
+
+fn time_zone_json(zone: &TimeZoneInformation) -> Map<String, Value> {
+    object([
+        ("bias", json!(zone.bias)),
+        ("standard_name", json!(zone.standard_name)),
+        (
+            "standard_date",
+            Value::Object(system_time_json(&zone.standard_date)),
+        ),
+        ("standard_bias", json!(zone.standard_bias)),
+        ("daylight_name", json!(zone.daylight_name)),
+        (
+            "daylight_date",
+            Value::Object(system_time_json(&zone.daylight_date)),
+        ),
+        ("daylight_bias", json!(zone.daylight_bias)),
+    ])
+}
+
+fn system_time_json(time: &SystemTime) -> Map<String, Value> {
+    object([
+        ("year", json!(time.year)),
+        ("month", json!(time.month)),
+        ("day_of_week", json!(time.day_of_week)),
+        ("day", json!(time.day)),
+        ("hour", json!(time.hour)),
+        ("minute", json!(time.minute)),
+        ("second", json!(time.second)),
+        ("milliseconds", json!(time.milliseconds)),
+    ])
 }
 
 /// `EVENT_INSTANCE_INFO` in either layout (`RegHandle` widened to 64 bits).
@@ -362,6 +478,45 @@ impl<'a> Fields<'a> {
         })
     }
 
+    /// A signed integer that must fit `T` (`LONG` members: `i32`).
+    fn signed_as<T: TryFrom<i64>>(&mut self, key: &'a str) -> Result<T, FieldError> {
+        let context = self.context;
+        let value = self.signed(key)?;
+        let max = std::any::type_name::<T>();
+        T::try_from(value).map_err(|_| {
+            FieldError(format!(
+                "{context}: `{key}` must be an integer that fits {max}, found {value}"
+            ))
+        })
+    }
+
+    /// A `WCHAR[32]` name: an array of at most 32 UTF-16 code units, zero-filled.
+    fn units(&mut self, key: &'a str) -> Result<[u16; 32], FieldError> {
+        self.used.insert(key);
+        let context = self.context;
+        let mut units = [0u16; 32];
+        let Some(value) = self.object.get(key) else {
+            return Ok(units);
+        };
+        let bad = || {
+            FieldError(format!(
+                "{context}: `{key}` must be an array of at most 32 UTF-16 code units (integers \
+                 that fit u16)"
+            ))
+        };
+        let items = value.as_array().ok_or_else(bad)?;
+        if items.len() > units.len() {
+            return Err(bad());
+        }
+        for (unit, item) in units.iter_mut().zip(items) {
+            *unit = item
+                .as_u64()
+                .and_then(|number| u16::try_from(number).ok())
+                .ok_or_else(bad)?;
+        }
+        Ok(units)
+    }
+
     fn guid(&mut self, key: &'a str) -> Result<Guid, FieldError> {
         self.used.insert(key);
         match self.object.get(key) {
@@ -513,6 +668,188 @@ fn event_trace_parts(
     Ok((first, context))
 }
 
+/// `SYSTEM_TRACE_HEADER`: one view of `Marker`, one of `Header`, and inside the packet one of
+/// `HookId`.
+fn system_header_of(fields: &mut Fields<'_>) -> Result<SystemTraceHeader, FieldError> {
+    let mut header = SystemTraceHeader::default();
+    match fields.view(
+        "Marker",
+        &[&["marker"], &["version", "header_type", "flags"]],
+    )? {
+        Some(0) => header = header.with_marker(fields.unsigned("marker")?),
+        _ => {
+            header.version = fields.unsigned("version")?;
+            header.header_type = HeaderType(fields.unsigned("header_type")?);
+            header.flags = MarkerFlags(fields.unsigned("flags")?);
+        }
+    }
+    match fields.view(
+        "Header/Packet",
+        &[&["header"], &["size", "hook_id", "type", "group"]],
+    )? {
+        Some(0) => header = header.with_header(fields.unsigned("header")?),
+        _ => {
+            header.size = fields.unsigned("size")?;
+            header.hook_id = match fields.view("HookId", &[&["hook_id"], &["type", "group"]])? {
+                Some(1) => SystemTraceHeader::hook_id_of(
+                    fields.unsigned("type")?,
+                    fields.unsigned("group")?,
+                ),
+                _ => fields.unsigned("hook_id")?,
+            };
+        }
+    }
+    header.thread_id = fields.unsigned("thread_id")?;
+    header.process_id = fields.unsigned("process_id")?;
+    header.system_time = fields.signed("system_time")?;
+    header.kernel_time = fields.unsigned("kernel_time")?;
+    header.user_time = fields.unsigned("user_time")?;
+    Ok(header)
+}
+
+fn system_time_of(value: Option<&Value>, context: &str) -> Result<SystemTime, FieldError> {
+    let Some(value) = value else {
+        return Ok(SystemTime::default());
+    };
+    let mut fields = Fields::new(value, context)?;
+    let time = SystemTime {
+        year: fields.unsigned("year")?,
+        month: fields.unsigned("month")?,
+        day_of_week: fields.unsigned("day_of_week")?,
+        day: fields.unsigned("day")?,
+        hour: fields.unsigned("hour")?,
+        minute: fields.unsigned("minute")?,
+        second: fields.unsigned("second")?,
+        milliseconds: fields.unsigned("milliseconds")?,
+    };
+    fields.finish()?;
+    Ok(time)
+}
+
+fn time_zone_of(value: Option<&Value>) -> Result<TimeZoneInformation, FieldError> {
+    let Some(value) = value else {
+        return Ok(TimeZoneInformation::default());
+    };
+    let mut fields = Fields::new(value, "time_zone")?;
+    let zone = TimeZoneInformation {
+        bias: fields.signed_as("bias")?,
+        standard_name: fields.units("standard_name")?,
+        standard_date: system_time_of(fields.nested("standard_date"), "standard_date")?,
+        standard_bias: fields.signed_as("standard_bias")?,
+        daylight_name: fields.units("daylight_name")?,
+        daylight_date: system_time_of(fields.nested("daylight_date"), "daylight_date")?,
+        daylight_bias: fields.signed_as("daylight_bias")?,
+    };
+    fields.finish()?;
+    Ok(zone)
+}
+
+/// `TRACE_LOGFILE_HEADER` of either layout: one view of `Version`, one of the union at 0x28;
+/// the pointers must fit the layout's width. Padding is zero.
+fn logfile_header_of(
+    fields: &mut Fields<'_>,
+    bitness: Bitness,
+) -> Result<TraceLogfileHeader, FieldError> {
+    let version = match fields.view(
+        "Version/VersionDetail",
+        &[
+            &["version"],
+            &[
+                "major_version",
+                "minor_version",
+                "sub_version",
+                "sub_minor_version",
+            ],
+        ],
+    )? {
+        Some(0) => VersionDetail::from_roll_up(fields.unsigned("version")?),
+        _ => VersionDetail {
+            major_version: fields.unsigned("major_version")?,
+            minor_version: fields.unsigned("minor_version")?,
+            sub_version: fields.unsigned("sub_version")?,
+            sub_minor_version: fields.unsigned("sub_minor_version")?,
+        },
+    };
+    let buffer_size = fields.unsigned("buffer_size")?;
+    let provider_version = fields.unsigned("provider_version")?;
+    let number_of_processors = fields.unsigned("number_of_processors")?;
+    let end_time = fields.signed("end_time")?;
+    let timer_resolution = fields.unsigned("timer_resolution")?;
+    let maximum_file_size = fields.unsigned("maximum_file_size")?;
+    let log_file_mode = fields.unsigned("log_file_mode")?;
+    let buffers_written = fields.unsigned("buffers_written")?;
+    let log_instance = match fields.view(
+        "LogInstanceGuid",
+        &[
+            &["log_instance_guid"],
+            &[
+                "start_buffers",
+                "pointer_size",
+                "events_lost",
+                "cpu_speed_in_mhz",
+            ],
+        ],
+    )? {
+        Some(0) => LogInstance::from_guid(fields.guid("log_instance_guid")?),
+        _ => LogInstance::from_counts(
+            fields.unsigned("start_buffers")?,
+            fields.unsigned("pointer_size")?,
+            fields.unsigned("events_lost")?,
+            fields.unsigned("cpu_speed_in_mhz")?,
+        ),
+    };
+    let time_zone = time_zone_of(fields.nested("time_zone"))?;
+    let boot_time = fields.signed("boot_time")?;
+    let perf_freq = fields.signed("perf_freq")?;
+    let start_time = fields.signed("start_time")?;
+    let reserved_flags = ClockType(fields.unsigned("reserved_flags")?);
+    let buffers_lost = fields.unsigned("buffers_lost")?;
+    Ok(match bitness {
+        Bitness::Bits32 => TraceLogfileHeader::Bits32(TraceLogfileHeader32 {
+            buffer_size,
+            version,
+            provider_version,
+            number_of_processors,
+            end_time,
+            timer_resolution,
+            maximum_file_size,
+            log_file_mode,
+            buffers_written,
+            log_instance,
+            logger_name: fields.unsigned("logger_name")?,
+            log_file_name: fields.unsigned("log_file_name")?,
+            time_zone,
+            padding: [0; 4],
+            boot_time,
+            perf_freq,
+            start_time,
+            reserved_flags,
+            buffers_lost,
+        }),
+        Bitness::Bits64 => TraceLogfileHeader::Bits64(TraceLogfileHeader64 {
+            buffer_size,
+            version,
+            provider_version,
+            number_of_processors,
+            end_time,
+            timer_resolution,
+            maximum_file_size,
+            log_file_mode,
+            buffers_written,
+            log_instance,
+            logger_name: fields.unsigned("logger_name")?,
+            log_file_name: fields.unsigned("log_file_name")?,
+            time_zone,
+            padding: [0; 4],
+            boot_time,
+            perf_freq,
+            start_time,
+            reserved_flags,
+            buffers_lost,
+        }),
+    })
+}
+
 /// Encodes a JSON object in `layout`.
 pub fn encode(layout: CliLayout, value: &Value) -> Result<Vec<u8>, FieldError> {
     let mut fields = Fields::new(value, layout.name())?;
@@ -569,6 +906,20 @@ pub fn encode(layout: CliLayout, value: &Value) -> Result<Vec<u8>, FieldError> {
         }
         .to_bytes()
         .to_vec(),
+        CliLayout::SystemHeader => system_header_of(&mut fields)?.to_bytes().to_vec(),
+        CliLayout::LogfileHeader32 | CliLayout::LogfileHeader64 => {
+            let bitness = if layout == CliLayout::LogfileHeader32 {
+                Bitness::Bits32
+            } else {
+                Bitness::Bits64
+            };
+            let header = logfile_header_of(&mut fields, bitness)?;
+            let mut bytes = vec![0; header.byte_len()];
+            header
+                .emit(&mut bytes)
+                .map_err(|error| FieldError(error.to_string()))?;
+            bytes
+        }
     };
     fields.finish()?;
     Ok(bytes)

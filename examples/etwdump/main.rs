@@ -5,7 +5,8 @@
 //! etwdump encode <LAYOUT> <JSON | @FILE>
 //! ```
 //! LAYOUT is one of trace-header, instance-header, instance-guid-header, event-trace32,
-//! event-trace64, instance-info32, instance-info64, mof-field.
+//! event-trace64, instance-info32, instance-info64, mof-field, system-header, logfile-header32,
+//! logfile-header64.
 
 mod fields;
 
@@ -13,15 +14,16 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use etw_classic::{
-    EventInstanceGuidHeader, EventTraceHeader, EventType, HeaderType, Level, MarkerFlags,
-    WnodeFlags,
+    ClockType, EventInstanceGuidHeader, EventTraceHeader, EventType, HeaderType, Level,
+    LogfileNames, MarkerFlags, SystemTraceHeader, WnodeFlags,
 };
 use fields::CliLayout;
 use serde_json::{Map, Value};
 
 const LAYOUT_HELP: &str =
     "trace-header | instance-header | instance-guid-header | event-trace32 | \
-                           event-trace64 | instance-info32 | instance-info64 | mof-field";
+                           event-trace64 | instance-info32 | instance-info64 | mof-field | \
+                           system-header | logfile-header32 | logfile-header64";
 
 #[derive(Parser)]
 #[command(
@@ -78,7 +80,7 @@ fn run(cli: Cli) -> Result<(), String> {
             if json {
                 println!("{}", Value::Object(object));
             } else {
-                print_table(&object, "");
+                print_table(layout, &object, "");
             }
             for note in notes(layout, &bytes) {
                 eprintln!("note: {note}");
@@ -165,9 +167,28 @@ fn notes(layout: CliLayout, bytes: &[u8]) -> Vec<String> {
             layout.name()
         ));
     }
+    if matches!(
+        layout,
+        CliLayout::LogfileHeader32 | CliLayout::LogfileHeader64
+    ) {
+        if let Some(after) = bytes.get(layout.len()..).filter(|after| !after.is_empty()) {
+            let names = LogfileNames::parse(after);
+            notes.push(format!(
+                "read as the names after the struct: logger name \"{}\", log file name \"{}\"{}",
+                names.logger_name,
+                names.log_file_name,
+                if names.terminated {
+                    ""
+                } else {
+                    " (no terminating NUL)"
+                }
+            ));
+        }
+    }
     let wire_check = match layout {
         CliLayout::TraceHeader => EventTraceHeader::parse(bytes).err(),
         CliLayout::InstanceGuidHeader => EventInstanceGuidHeader::parse(bytes).err(),
+        CliLayout::SystemHeader => SystemTraceHeader::parse(bytes).err(),
         _ => None,
     };
     if let Some(error) = wire_check {
@@ -176,28 +197,44 @@ fn notes(layout: CliLayout, bytes: &[u8]) -> Vec<String> {
     notes
 }
 
-fn print_table(object: &Map<String, Value>, prefix: &str) {
+fn print_table(layout: CliLayout, object: &Map<String, Value>, prefix: &str) {
     for (key, value) in object {
         let name = format!("{prefix}{key}");
         match value {
-            Value::Object(nested) => print_table(nested, &format!("{name}.")),
+            Value::Object(nested) => print_table(layout, nested, &format!("{name}.")),
             Value::Number(number) => {
                 let hex = number
                     .as_u64()
                     .map(|value| format!("{value:#x}"))
                     .unwrap_or_default();
-                let meaning = meaning(key, number.as_u64());
+                let meaning = meaning(layout, key, number.as_u64());
                 let number = number.to_string();
                 println!("{name:<20} {number:<22} {hex:<20} {meaning}");
             }
             Value::String(text) => println!("{name:<20} {text}"),
+            Value::Array(items) => {
+                // A WCHAR[32] name: the code units, then the text up to the first NUL.
+                let units: Option<Vec<u16>> = items
+                    .iter()
+                    .map(|item| item.as_u64().and_then(|unit| u16::try_from(unit).ok()))
+                    .collect();
+                let text = units.map(|units| {
+                    char::decode_utf16(units.into_iter().take_while(|unit| *unit != 0))
+                        .map(|decoded| decoded.unwrap_or(char::REPLACEMENT_CHARACTER))
+                        .collect::<String>()
+                });
+                match text {
+                    Some(text) => println!("{name:<20} {text:?} {value}"),
+                    None => println!("{name:<20} {value}"),
+                }
+            }
             other => println!("{name:<20} {other}"),
         }
     }
 }
 
 /// The SDK name of a code, for the table.
-fn meaning(key: &str, value: Option<u64>) -> String {
+fn meaning(layout: CliLayout, key: &str, value: Option<u64>) -> String {
     let Some(value) = value else {
         return String::new();
     };
@@ -208,7 +245,11 @@ fn meaning(key: &str, value: Option<u64>) -> String {
         "marker_flags" => byte.map(|byte| format!("{:?}", MarkerFlags(byte))),
         "class_type" => byte.map(|byte| format!("{:?}", EventType(byte))),
         "class_level" => byte.map(|byte| format!("{:?}", Level(byte))),
+        "flags" if layout == CliLayout::SystemHeader => {
+            byte.map(|byte| format!("{:?}", MarkerFlags(byte)))
+        }
         "flags" => word.map(|word| format!("{:?}", WnodeFlags(word))),
+        "reserved_flags" => word.map(|word| format!("{:?}", ClockType(word))),
         _ => None,
     }
     .unwrap_or_default()

@@ -72,6 +72,8 @@ ABIS = [
 
 UINT = "uint"  # unsigned integer of the member's size
 INT64 = "int64"  # LARGE_INTEGER, initialised through .QuadPart
+SINT = "sint"  # signed integer of the member's size (LONG)
+WCHARS = "wchars"  # WCHAR array: a list of u16 code units
 GUID = "guid"
 PTR = "ptr"  # pointer-sized, initialised as (type)(ULONG_PTR)value
 AGG = "aggregate"  # container (struct/union view): offsets only, no value
@@ -256,6 +258,92 @@ def mof_field_layout():
     return Layout("mof-field", "MOF_FIELD", 0x10, members, [])
 
 
+def system_trace_header_layout():
+    members = [
+        Member("Marker", "marker", 0x00, 4),
+        Member("Version", "version", 0x00, 2),
+        Member("HeaderType", "header_type", 0x02, 1),
+        Member("Flags", "flags", 0x03, 1),
+        Member("Header", "header", 0x04, 4),
+        Member("Packet", None, 0x04, 4, AGG),
+        Member("Packet.Size", "size", 0x04, 2),
+        Member("Packet.HookId", "hook_id", 0x06, 2),
+        Member("Packet.Type", "type", 0x06, 1),
+        Member("Packet.Group", "group", 0x07, 1),
+        Member("ThreadId", "thread_id", 0x08, 4),
+        Member("ProcessId", "process_id", 0x0C, 4),
+        Member("SystemTime", "system_time", 0x10, 8, INT64),
+        Member("KernelTime", "kernel_time", 0x18, 4),
+        Member("UserTime", "user_time", 0x1C, 4),
+    ]
+    unions = [
+        ("marker", [("marker", ["Marker"]), ("fields", ["Version", "HeaderType", "Flags"])]),
+        ("header", [("header", ["Header"]), ("hook_id", ["Packet.Size", "Packet.HookId"]),
+                    ("type_group", ["Packet.Size", "Packet.Type", "Packet.Group"])]),
+    ]
+    return Layout("system-header", "SYSTEM_TRACE_HEADER", 0x20, members, unions)
+
+
+def _system_time_members(path, key, offset):
+    """A SYSTEMTIME (8 WORDs) inside TIME_ZONE_INFORMATION; JSON keys drop the `w` prefix."""
+    names = ["Year", "Month", "DayOfWeek", "Day", "Hour", "Minute", "Second", "Milliseconds"]
+    keys = ["year", "month", "day_of_week", "day", "hour", "minute", "second", "milliseconds"]
+    out = [Member(path, None, offset, 16, AGG)]
+    for i, (name, sub) in enumerate(zip(names, keys)):
+        out.append(Member(f"{path}.w{name}", ("time_zone", key, sub), offset + 2 * i, 2))
+    return out
+
+
+def logfile_header_layout(abi):
+    p = abi.ptr
+    tz = 0x38 + 2 * p  # TIME_ZONE_INFORMATION, 0xAC bytes, 4-byte aligned
+    after = tz + 0xAC + 4  # 4 bytes of padding align BootTime to 8
+    members = [
+        Member("BufferSize", "buffer_size", 0x00, 4),
+        Member("Version", "version", 0x04, 4),
+        Member("VersionDetail", None, 0x04, 4, AGG),
+        Member("VersionDetail.MajorVersion", "major_version", 0x04, 1),
+        Member("VersionDetail.MinorVersion", "minor_version", 0x05, 1),
+        Member("VersionDetail.SubVersion", "sub_version", 0x06, 1),
+        Member("VersionDetail.SubMinorVersion", "sub_minor_version", 0x07, 1),
+        Member("ProviderVersion", "provider_version", 0x08, 4),
+        Member("NumberOfProcessors", "number_of_processors", 0x0C, 4),
+        Member("EndTime", "end_time", 0x10, 8, INT64),
+        Member("TimerResolution", "timer_resolution", 0x18, 4),
+        Member("MaximumFileSize", "maximum_file_size", 0x1C, 4),
+        Member("LogFileMode", "log_file_mode", 0x20, 4),
+        Member("BuffersWritten", "buffers_written", 0x24, 4),
+        Member("LogInstanceGuid", "log_instance_guid", 0x28, 16, GUID),
+        Member("StartBuffers", "start_buffers", 0x28, 4),
+        Member("PointerSize", "pointer_size", 0x2C, 4),
+        Member("EventsLost", "events_lost", 0x30, 4),
+        Member("CpuSpeedInMHz", "cpu_speed_in_mhz", 0x34, 4),
+        Member("LoggerName", "logger_name", 0x38, p, PTR, "LPWSTR"),
+        Member("LogFileName", "log_file_name", 0x38 + p, p, PTR, "LPWSTR"),
+        Member("TimeZone", None, tz, 0xAC, AGG),
+        Member("TimeZone.Bias", ("time_zone", "bias"), tz, 4, SINT),
+        Member("TimeZone.StandardName", ("time_zone", "standard_name"), tz + 0x04, 64, WCHARS),
+        *_system_time_members("TimeZone.StandardDate", "standard_date", tz + 0x44),
+        Member("TimeZone.StandardBias", ("time_zone", "standard_bias"), tz + 0x54, 4, SINT),
+        Member("TimeZone.DaylightName", ("time_zone", "daylight_name"), tz + 0x58, 64, WCHARS),
+        *_system_time_members("TimeZone.DaylightDate", "daylight_date", tz + 0x98),
+        Member("TimeZone.DaylightBias", ("time_zone", "daylight_bias"), tz + 0xA8, 4, SINT),
+        Member("BootTime", "boot_time", after, 8, INT64),
+        Member("PerfFreq", "perf_freq", after + 0x08, 8, INT64),
+        Member("StartTime", "start_time", after + 0x10, 8, INT64),
+        Member("ReservedFlags", "reserved_flags", after + 0x18, 4),
+        Member("BuffersLost", "buffers_lost", after + 0x1C, 4),
+    ]
+    unions = [
+        ("version", [("version", ["Version"]),
+                     ("detail", ["VersionDetail.MajorVersion", "VersionDetail.MinorVersion",
+                                 "VersionDetail.SubVersion", "VersionDetail.SubMinorVersion"])]),
+        ("instance", [("guid", ["LogInstanceGuid"]),
+                      ("counts", ["StartBuffers", "PointerSize", "EventsLost", "CpuSpeedInMHz"])]),
+    ]
+    return Layout(f"logfile-header{p * 8}", "TRACE_LOGFILE_HEADER", 0x108 + 2 * p, members, unions)
+
+
 def layouts_for(abi):
     return [
         trace_header_layout(),
@@ -264,6 +352,8 @@ def layouts_for(abi):
         event_trace_layout(abi),
         instance_info_layout(abi),
         mof_field_layout(),
+        system_trace_header_layout(),
+        logfile_header_layout(abi),
     ]
 
 
@@ -279,7 +369,8 @@ class Pattern:
         self.step = step
 
     def byte(self, k):
-        require(0 <= k < 255, f"pattern offset {k} < 255")
+        """Offsets 255 apart get the same byte (only TRACE_LOGFILE_HEADER is that long)."""
+        require(0 <= k, f"pattern offset {k} >= 0")
         return 1 + ((self.start - 1 + self.step * k) % 255)
 
     def bytes(self, offset, size):
@@ -308,13 +399,18 @@ def guid_from_string(text):
 def value_from_bytes(member, raw):
     if member.kind == GUID:
         return guid_to_string(raw)
-    return int.from_bytes(raw, "little", signed=member.kind == INT64)
+    if member.kind == WCHARS:
+        return [int.from_bytes(raw[i:i + 2], "little") for i in range(0, len(raw), 2)]
+    return int.from_bytes(raw, "little", signed=member.kind in (INT64, SINT))
 
 
 def value_to_bytes(member, size, value):
     if member.kind == GUID:
         return guid_from_string(value)
-    return value.to_bytes(size, "little", signed=member.kind == INT64)
+    if member.kind == WCHARS:
+        require(2 * len(value) == size, f"{member.path}: {len(value)} code units fill {size} bytes")
+        return b"".join(unit.to_bytes(2, "little") for unit in value)
+    return value.to_bytes(size, "little", signed=member.kind in (INT64, SINT))
 
 
 class Vector:
@@ -342,7 +438,9 @@ class Vector:
 
     def fields_json(self):
         """The JSON `fields` object: SDK names in snake_case; for EVENT_TRACE
-        the embedded header's fields go in a nested `header` object."""
+        the embedded header's fields go in a nested `header` object. A key
+        given as a tuple is a path of nested objects (TRACE_LOGFILE_HEADER's
+        `time_zone`)."""
         out = {}
         if self.layout.group_prefix:
             out["header"] = {}
@@ -351,6 +449,11 @@ class Vector:
                 continue
             if self.layout.group_prefix and m.path.startswith(self.layout.group_prefix):
                 out["header"][m.key] = self.values[m.path]
+            elif isinstance(m.key, tuple):
+                target = out
+                for part in m.key[:-1]:
+                    target = target.setdefault(part, {})
+                target[m.key[-1]] = self.values[m.path]
             else:
                 out[m.key] = self.values[m.path]
         return out
@@ -402,26 +505,41 @@ def vectors_for(abi, layouts):
     for pattern in (ASCENDING, DESCENDING, STRIDE):
         out.append(Vector.from_pattern(mf, {}, pattern))
 
+    sh = by_name["system-header"]
+    out.append(Vector.from_pattern(sh, {"marker": "fields", "header": "hook_id"}, ASCENDING))
+    out.append(Vector.from_pattern(sh, {"marker": "marker", "header": "header"}, DESCENDING))
+    out.append(Vector.from_pattern(sh, {"marker": "fields", "header": "type_group"}, STRIDE))
+
+    lh = by_name[f"logfile-header{abi.ptr * 8}"]
+    out.append(Vector.from_pattern(lh, {"version": "detail", "instance": "counts"}, ASCENDING))
+    out.append(Vector.from_pattern(lh, {"version": "version", "instance": "guid"}, DESCENDING))
+    out.append(Vector.from_pattern(lh, {"version": "detail", "instance": "guid"}, STRIDE))
+
     order = [lay.name for lay in layouts]
     out.sort(key=lambda v: order.index(v.layout.name))  # stable
     return out
 
 
 def lint_vectors(vectors, layouts):
-    """The value rules: every field non-zero in every byte, no byte shared
-    between two fields of a vector, every union view covered, TimeStamp of
-    both signs."""
+    """The value rules: every field non-zero in every byte, no byte value
+    shared by two bytes of a vector less than 255 bytes apart (in structs up
+    to 255 bytes: no byte value shared at all), every union view covered,
+    TimeStamp of both signs."""
     names = set()
     for vec in vectors:
         require(vec.name not in names, f"duplicate vector name {vec.name}")
         names.add(vec.name)
-        seen = []
+        where = {}  # byte value -> offsets holding it
         for path, value in vec.values.items():
             m = next(m for m in vec.layout.members if m.path == path)
             raw = value_to_bytes(m, m.size, value)
             require(all(raw), f"{vec.name}: {path} has a zero byte")
-            seen.extend(raw)
-        require(len(seen) == len(set(seen)), f"{vec.name}: fields share byte values")
+            for i, b in enumerate(raw):
+                where.setdefault(b, []).append(m.offset + i)
+        for b, offsets in where.items():
+            offsets.sort()
+            apart = all(later - earlier >= 255 for earlier, later in zip(offsets, offsets[1:]))
+            require(apart, f"{vec.name}: byte 0x{b:02x} at offsets {offsets} less than 255 apart")
     for lay in layouts:
         vecs = [v for v in vectors if v.layout is lay]
         require(vecs, f"{lay.name} has vectors")
@@ -455,6 +573,12 @@ def c_value(member, value):
         if value < 0:
             return f"(-0x{-value - 1:016x}ll - 1)"
         return f"0x{value:016x}ll"
+    if member.kind == SINT:
+        if value < 0:
+            return f"(-0x{-value - 1:0{member.size * 2}x} - 1)"
+        return f"0x{value:0{member.size * 2}x}"
+    if member.kind == WCHARS:
+        return "{ " + ", ".join(f"0x{unit:04x}u" for unit in value) + " }"
     if member.kind == PTR:
         return f"({member.c_type})(ULONG_PTR)0x{value:0{member.size * 2}x}ull"
     suffix = "ull" if member.size == 8 else "u"
@@ -513,6 +637,64 @@ typedef struct _EVENT_INSTANCE_GUID_HEADER {
 """
 
 
+SYSTEM_HEADER_C = """\
+/* SYSTEM_TRACE_HEADER (ntwmi.h) is not in the public headers either. Its
+   layout, as Geoff Chappell describes it from NTWMI.H of the Windows 10 WDK:
+   the Marker (Version, HeaderType, Flags), then a WMI_TRACE_PACKET (Size and
+   the HookId, whose bytes are Type and Group), thread and process ids, the
+   time stamp and the CPU times. */
+typedef struct _WMI_TRACE_PACKET {
+  USHORT Size;
+  __extension__ union {
+    USHORT HookId;
+    __extension__ struct {
+      UCHAR Type;
+      UCHAR Group;
+    };
+  };
+} WMI_TRACE_PACKET;
+
+typedef struct _SYSTEM_TRACE_HEADER {
+  __extension__ union {
+    ULONG Marker;
+    __extension__ struct {
+      USHORT Version;
+      UCHAR HeaderType;
+      UCHAR Flags;
+    };
+  };
+  __extension__ union {
+    ULONG Header;
+    WMI_TRACE_PACKET Packet;
+  };
+  ULONG ThreadId;
+  ULONG ProcessId;
+  LARGE_INTEGER SystemTime;
+  ULONG KernelTime;
+  ULONG UserTime;
+} SYSTEM_TRACE_HEADER;
+"""
+
+
+def logfile_header_cross_checks(abi, layouts):
+    """The native TRACE_LOGFILE_HEADER against mingw's explicit 32- and 64-bit
+    forms, and the sizes of its parts."""
+    native = next(lay for lay in layouts if lay.c_type == "TRACE_LOGFILE_HEADER")
+    twin = f"TRACE_LOGFILE_HEADER{abi.ptr * 8}"
+    lines = [
+        "/* TRACE_LOGFILE_HEADER: its parts, and mingw's explicit 32-bit and 64-bit forms. */",
+        "_Static_assert(sizeof(TIME_ZONE_INFORMATION) == 0xac, \"sizeof(TIME_ZONE_INFORMATION)\");",
+        "_Static_assert(sizeof(SYSTEMTIME) == 0x10, \"sizeof(SYSTEMTIME)\");",
+        "_Static_assert(sizeof(TRACE_LOGFILE_HEADER32) == 0x110, \"sizeof(TRACE_LOGFILE_HEADER32)\");",
+        "_Static_assert(sizeof(TRACE_LOGFILE_HEADER64) == 0x118, \"sizeof(TRACE_LOGFILE_HEADER64)\");",
+        f"_Static_assert(sizeof(TRACE_LOGFILE_HEADER) == sizeof({twin}), \"native is {twin}\");",
+    ]
+    for m in native.members:
+        lines.append(f"_Static_assert(offsetof(TRACE_LOGFILE_HEADER, {m.path}) == offsetof({twin}, {m.path}), "
+                     f"\"{twin} {m.path} offset\");")
+    return lines
+
+
 def c_source(abi, layouts, vectors):
     lines = [
         f"/* Generated by tools/abi-vectors/generate.py for {abi.triple}. */",
@@ -525,6 +707,7 @@ def c_source(abi, layouts, vectors):
         "#define ABIV_MEMBER_SIZE(T, m) sizeof(((T *)0)->m)",
         "",
         GUID_HEADER_C,
+        SYSTEM_HEADER_C,
         "/* The compiler is the one for this ABI. */",
         f"_Static_assert(sizeof(void *) == {abi.ptr}, \"pointer size\");",
         f"_Static_assert(sizeof(ULONG_PTR) == {abi.ptr}, \"ULONG_PTR size\");",
@@ -552,6 +735,8 @@ def c_source(abi, layouts, vectors):
                      f"offsetof(EVENT_TRACE, {et_path}), \"guid header {m.path} offset\");")
         lines.append(f"_Static_assert(ABIV_MEMBER_SIZE(EVENT_INSTANCE_GUID_HEADER, {m.path}) == "
                      f"ABIV_MEMBER_SIZE(EVENT_TRACE, {et_path}), \"guid header {m.path} size\");")
+    lines.append("")
+    lines.extend(logfile_header_cross_checks(abi, layouts))
     lines.append("")
     lines.append("/* Layout tables read back by the generator: sizeof, then (offset, size) per member. */")
     for lay in layouts:
