@@ -24,11 +24,14 @@ impl<const N: usize> Field<N> {
     }
 
     /// The offset of the member's first byte.
+    // Used only in `const _` layout assertions, which the dead-code lint of Rust 1.87 misses.
+    #[allow(dead_code)]
     pub(crate) const fn start(self) -> usize {
         self.offset
     }
 
     /// The offset of the first byte after the member (for the layout assertions).
+    #[allow(dead_code)]
     pub(crate) const fn end(self) -> usize {
         self.offset.saturating_add(N)
     }
