@@ -154,6 +154,47 @@ pub enum Error {
         /// The tree's capacity.
         capacity: usize,
     },
+    /// An .etl file's first buffer has no event where the logfile header should be.
+    MissingLogfileHeader,
+    /// The logfile header's `BufferSize` is smaller than a buffer header or larger than the
+    /// whole file.
+    LogfileBufferSizeOutOfRange {
+        /// The `BufferSize` found in the `TRACE_LOGFILE_HEADER`.
+        buffer_size: u32,
+        /// The smallest size allowed: a buffer header.
+        min: usize,
+        /// The largest size allowed: the file's length.
+        max: usize,
+    },
+    /// The bytes left in an .etl file after the last buffer are too few for a buffer header.
+    EtlBufferTruncated {
+        /// Where the buffer starts in the file.
+        file_offset: usize,
+        /// Bytes a buffer header needs.
+        needed: usize,
+        /// Bytes left in the file.
+        available: usize,
+    },
+    /// A buffer's `BufferSize` is smaller than its header or runs past the end of the file.
+    EtlBufferSizeOutOfRange {
+        /// Where the buffer starts in the file.
+        file_offset: usize,
+        /// The `BufferSize` found.
+        buffer_size: u32,
+        /// The smallest size allowed: the buffer header.
+        min: usize,
+        /// The largest size allowed: the bytes left in the file.
+        max: usize,
+    },
+    /// A compressed buffer's events decompress to another length than its `Offset` says.
+    DecompressedLengthMismatch {
+        /// Where the buffer starts in the file.
+        file_offset: usize,
+        /// The length `Offset` says (`Offset` - 0x48).
+        expected: usize,
+        /// The length decompressed.
+        found: usize,
+    },
     /// A system event's `HookId` is not that of the event being decoded (the logfile header
     /// event has `WMI_LOG_TYPE_HEADER`, 0).
     UnexpectedHookId {
@@ -319,6 +360,46 @@ impl core::fmt::Display for Error {
             Self::InstanceTreeFull { capacity } => write!(
                 f,
                 "expected room for another instance, found all {capacity} entries of the tree in use"
+            ),
+            Self::MissingLogfileHeader => f.write_str(
+                "expected the logfile header event at the start of the first buffer, found no event",
+            ),
+            Self::LogfileBufferSizeOutOfRange {
+                buffer_size,
+                min,
+                max,
+            } => write!(
+                f,
+                "expected the logfile header's BufferSize between {min:#x} and the file's \
+                 {max:#x} bytes, found {buffer_size:#x}"
+            ),
+            Self::EtlBufferTruncated {
+                file_offset,
+                needed,
+                available,
+            } => write!(
+                f,
+                "expected a {needed}-byte buffer header at file offset {file_offset:#x}, \
+                 found {available} bytes left"
+            ),
+            Self::EtlBufferSizeOutOfRange {
+                file_offset,
+                buffer_size,
+                min,
+                max,
+            } => write!(
+                f,
+                "expected the BufferSize of the buffer at file offset {file_offset:#x} between \
+                 {min:#x} and the {max:#x} bytes left, found {buffer_size:#x}"
+            ),
+            Self::DecompressedLengthMismatch {
+                file_offset,
+                expected,
+                found,
+            } => write!(
+                f,
+                "expected the compressed buffer at file offset {file_offset:#x} to decompress to \
+                 {expected:#x} bytes (its Offset - 0x48), found {found:#x}"
             ),
             Self::UnexpectedHookId {
                 layout,

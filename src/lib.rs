@@ -80,6 +80,7 @@ mod class;
 #[macro_use]
 mod codes;
 mod error;
+mod etl_writer;
 mod event_instance_guid_header;
 mod event_instance_header;
 mod event_instance_info;
@@ -109,6 +110,7 @@ pub use codes::{
     EventType, HeaderFamily, HeaderType, Level, MarkerFlags, WnodeFlags, MAX_MOF_FIELDS,
 };
 pub use error::{Error, GuidTextExpectation};
+pub use etl_writer::{EtlHeader, EVENT_TRACE_FILE_MODE_SEQUENTIAL};
 pub use event_instance_guid_header::EventInstanceGuidHeader;
 pub use event_instance_header::EventInstanceHeader;
 pub use event_instance_info::{EventInstanceInfo, EventInstanceInfo32, EventInstanceInfo64};

@@ -1,0 +1,244 @@
+//! Reading .etl files from a byte slice: the logfile header of the first buffer, then every
+//! buffer, its events decompressed into caller-provided scratch space when the buffer is
+//! compressed.
+
+use core::iter::FusedIterator;
+
+use crate::{
+    Bitness, Error, LogfileNames, SystemTraceHeader, TraceBuffer, TraceLogfileHeader,
+    WmiBufferHeader,
+};
+
+/// An .etl file: a sequence of trace buffers, each starting with a [`WmiBufferHeader`] whose
+/// `BufferSize` says where the next one starts; the first buffer's first event is the logfile
+/// header.
+///
+/// Nothing is copied and nothing allocates: the file is one borrowed slice, and
+/// [`EtlBuffer::trace_buffer`] decompresses a compressed buffer into scratch space the caller
+/// owns (one `buffer_size()` array is enough for any buffer of the file).
+///
+/// ```no_run
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use etw_classic::EtlFile;
+///
+/// let bytes = std::fs::read("trace.etl")?;
+/// let file = EtlFile::parse(&bytes)?;
+/// let mut scratch = vec![0; file.buffer_size()];
+/// for buffer in file.buffers() {
+///     let buffer = buffer?;
+///     for event in buffer.trace_buffer(&mut scratch)?.events() {
+///         let event = event?;
+///         println!("buffer {} offset {:#x}: {:?}", buffer.index, event.offset, event.header_type);
+///     }
+/// }
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct EtlFile<'a> {
+    bytes: &'a [u8],
+    /// The first buffer's header.
+    pub first_buffer: WmiBufferHeader,
+    /// The logfile header event's `SYSTEM_TRACE_HEADER`.
+    pub system_header: SystemTraceHeader,
+    /// The `TRACE_LOGFILE_HEADER`, in the logger's layout.
+    pub logfile_header: TraceLogfileHeader,
+    /// The logger and log file names that follow it.
+    pub names: LogfileNames<'a>,
+}
+
+impl<'a> EtlFile<'a> {
+    /// Reads the first buffer and its logfile header event.
+    ///
+    /// # Errors
+    /// - the errors of [`EtlBuffers`] for the first buffer;
+    /// - [`Error::CompressedBuffer`] or [`Error::BufferOffsetOutOfRange`] when the first buffer
+    ///   cannot be walked ([`TraceBuffer::parse`]);
+    /// - [`Error::MissingLogfileHeader`] when it has no event;
+    /// - those of [`TraceLogfileHeader::parse_event`] for its first event;
+    /// - [`Error::LogfileBufferSizeOutOfRange`] when the logfile header's `BufferSize` is
+    ///   smaller than a buffer header or larger than the file.
+    pub fn parse(bytes: &'a [u8]) -> Result<Self, Error> {
+        let first = EtlBuffers::new(bytes)
+            .next()
+            .unwrap_or(Err(Error::EtlBufferTruncated {
+                file_offset: 0,
+                needed: WmiBufferHeader::LEN,
+                available: 0,
+            }))?;
+        let events = TraceBuffer::parse(first.bytes)?;
+        let event = events
+            .events()
+            .next()
+            .unwrap_or(Err(Error::MissingLogfileHeader))?;
+        let (system_header, logfile_header, names, _) =
+            TraceLogfileHeader::parse_event(event.bytes)?;
+        let buffer_size = logfile_header.buffer_size();
+        let claimed = usize::try_from(buffer_size).unwrap_or(usize::MAX);
+        if claimed < WmiBufferHeader::LEN || claimed > bytes.len() {
+            return Err(Error::LogfileBufferSizeOutOfRange {
+                buffer_size,
+                min: WmiBufferHeader::LEN,
+                max: bytes.len(),
+            });
+        }
+        Ok(Self {
+            bytes,
+            first_buffer: first.header,
+            system_header,
+            logfile_header,
+            names,
+        })
+    }
+
+    /// The pointer size of the logger, from the logfile header's layout (`SYSTEM32` or
+    /// `SYSTEM64`). Events say their own bitness through their header types.
+    pub const fn bitness(&self) -> Bitness {
+        self.logfile_header.bitness()
+    }
+
+    /// The logfile header's `BufferSize`: no buffer of the file decompresses to more (checked
+    /// by [`EtlBuffer::trace_buffer`]), so scratch space of this size always does.
+    pub fn buffer_size(&self) -> usize {
+        usize::try_from(self.logfile_header.buffer_size()).unwrap_or(usize::MAX)
+    }
+
+    /// Every buffer of the file, the first one included, in file order.
+    pub const fn buffers(&self) -> EtlBuffers<'a> {
+        EtlBuffers::new(self.bytes)
+    }
+}
+
+/// The buffers of an .etl file, in file order: each one `BufferSize` bytes from its start.
+///
+/// A buffer whose header is cut short, or whose `BufferSize` is smaller than its header or runs
+/// past the end of the file, ends the walk with an error carrying its file offset; the iterator
+/// then returns `None` for ever. Offsets strictly increase.
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct EtlBuffers<'a> {
+    bytes: &'a [u8],
+    next: Option<usize>,
+    index: usize,
+}
+
+impl<'a> EtlBuffers<'a> {
+    /// The buffers of `bytes`, the first one at offset 0.
+    pub const fn new(bytes: &'a [u8]) -> Self {
+        Self {
+            bytes,
+            next: Some(0),
+            index: 0,
+        }
+    }
+
+    fn read(&self, file_offset: usize) -> Result<EtlBuffer<'a>, Error> {
+        let rest = self.bytes.get(file_offset..).unwrap_or_default();
+        let Ok((header, _)) = WmiBufferHeader::parse(rest) else {
+            return Err(Error::EtlBufferTruncated {
+                file_offset,
+                needed: WmiBufferHeader::LEN,
+                available: rest.len(),
+            });
+        };
+        let bytes = usize::try_from(header.buffer_size)
+            .ok()
+            .filter(|&size| size >= WmiBufferHeader::LEN)
+            .and_then(|size| rest.get(..size))
+            .ok_or(Error::EtlBufferSizeOutOfRange {
+                file_offset,
+                buffer_size: header.buffer_size,
+                min: WmiBufferHeader::LEN,
+                max: rest.len(),
+            })?;
+        Ok(EtlBuffer {
+            index: self.index,
+            file_offset,
+            header,
+            bytes,
+        })
+    }
+}
+
+impl<'a> Iterator for EtlBuffers<'a> {
+    type Item = Result<EtlBuffer<'a>, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let file_offset = self.next.take()?;
+        if file_offset >= self.bytes.len() {
+            return None;
+        }
+        let item = self.read(file_offset);
+        if let Ok(buffer) = &item {
+            self.next = file_offset.checked_add(buffer.bytes.len());
+            self.index = self.index.saturating_add(1);
+        }
+        Some(item)
+    }
+}
+
+impl FusedIterator for EtlBuffers<'_> {}
+
+/// One buffer of an .etl file, as stored: compressed or not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct EtlBuffer<'a> {
+    /// The buffer's position in the file, counting from 0 (the logfile header's buffer).
+    pub index: usize,
+    /// Where the buffer starts in the file.
+    pub file_offset: usize,
+    /// The buffer's header.
+    pub header: WmiBufferHeader,
+    /// The whole buffer as stored, header included: `BufferSize` bytes.
+    pub bytes: &'a [u8],
+}
+
+impl<'a> EtlBuffer<'a> {
+    /// Whether the events are compressed (`ETW_BUFFER_FLAG_COMPRESSED`).
+    pub fn is_compressed(&self) -> bool {
+        self.header.is_compressed()
+    }
+
+    /// The buffer's events, ready to walk: in place for an uncompressed buffer, or decompressed
+    /// into the start of `scratch` for a compressed one. A compressed buffer's bytes after its
+    /// header are an MS-XCA Plain LZ77 stream ([`plain_lz77`](crate::plain_lz77)) whose
+    /// decompressed length is the header's `Offset` minus the 0x48-byte header (the events end
+    /// at `Offset`, counted as if the buffer were not compressed).
+    ///
+    /// # Errors
+    /// For an uncompressed buffer, those of [`TraceBuffer::parse`]. For a compressed one:
+    /// [`Error::BufferOffsetOutOfRange`] when `Offset` is below 0x48 or says the events
+    /// decompress to more than `scratch` holds; the decompressor's errors for a corrupt
+    /// stream; [`Error::DecompressedLengthMismatch`] when the stream decompresses to another
+    /// length than `Offset` says.
+    pub fn trace_buffer<'b>(&self, scratch: &'b mut [u8]) -> Result<TraceBuffer<'b>, Error>
+    where
+        'a: 'b,
+    {
+        if !self.is_compressed() {
+            return TraceBuffer::parse(self.bytes);
+        }
+        let out_of_range = Error::BufferOffsetOutOfRange {
+            offset: self.header.offset,
+            min: WmiBufferHeader::LEN,
+            max: WmiBufferHeader::LEN.saturating_add(scratch.len()),
+        };
+        let expected = usize::try_from(self.header.offset)
+            .ok()
+            .and_then(|offset| offset.checked_sub(WmiBufferHeader::LEN))
+            .ok_or(out_of_range)?;
+        let output = scratch.get_mut(..expected).ok_or(out_of_range)?;
+        let compressed = self.bytes.get(WmiBufferHeader::LEN..).unwrap_or_default();
+        let written = crate::plain_lz77::decompress(compressed, output)?;
+        let output: &'b [u8] = output;
+        if written != expected {
+            return Err(Error::DecompressedLengthMismatch {
+                file_offset: self.file_offset,
+                expected,
+                found: written,
+            });
+        }
+        Ok(TraceBuffer::from_parts(self.header, output))
+    }
+}
