@@ -19,6 +19,10 @@
 //! rest of the output). The bitness-dependent structs take a [`Bitness`] value; the host's own
 //! pointer width never enters.
 //!
+//! The [`plain_lz77`] module decompresses the MS-XCA "Plain LZ77" format that Windows uses for
+//! the events of compressed trace buffers ([`WmiBufferHeader::is_compressed`]), into a
+//! caller-owned buffer.
+//!
 //! # Guarantees
 //! - **Lossless:** `to_bytes(from_bytes(b)) == b` for every byte array `b`, padding included, and
 //!   `from_bytes(to_bytes(v)) == v` for every value. Codes the SDK does not name ([`HeaderType`],
@@ -87,6 +91,7 @@ mod events;
 mod guid;
 mod layout;
 mod mof_field;
+pub mod plain_lz77;
 mod time;
 mod unions;
 mod wire;
