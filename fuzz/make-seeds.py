@@ -5,7 +5,8 @@ The fixed_headers seeds are the golden vectors of tests/data (the C ABI vectors 
 bitnesses and the headers read from PerfView traces), plus a few built from them: whole events
 whose Size fits the input, instance headers a trace buffer would accept, and inputs one byte too
 short. The class_roll_up and guid_text seeds are small hand-picked values; the
-session_write_read seeds are small programs of trace, flush and hand-out steps.
+session_write_read seeds are small programs of trace, flush and hand-out steps; the plain_lz77
+seeds are the MS-XCA examples and a few streams built by hand from its rules.
 
 Standard library only, and deterministic: every run writes the same files, and files named
 seed-* that the run would not write are removed. Run from anywhere:
@@ -137,6 +138,28 @@ def session_write_read_seeds():
     return [b"\x00" + boot, b"\x01" + many, b"\x00" + churn, b"\x01" + errors]
 
 
+def plain_lz77_seeds():
+    """[MS-XCA] section 3.1's two Plain LZ77 examples, and streams built from section 2.4.4's
+    rules, each after a little-endian u16 output capacity: the exact decoded length, one byte
+    less, and more."""
+    alphabet = bytes.fromhex("3f000000") + b"abcdefghijklmnopqrstuvwxyz"
+    abc_300 = bytes.fromhex("ffffff1f 616263 1700 0f ff 2601")
+    # "[literal: "a"][match: offset=1, length=5]", then three long matches: the first two share
+    # one byte of 4-bit lengths (2, and 15 with a length byte), the third has a 32-bit length.
+    six_a = bytes.fromhex("ffffff7f 61 0200")
+    long_matches = bytes.fromhex("ffffff7f 61 0700 f2 0700 c8 0700 0f ff 0000 e8030000")
+    streams = [
+        (alphabet, [26, 25, 64]),
+        (abc_300, [300, 299, 1024]),
+        (six_a, [6, 5]),
+        (long_matches, [1 + 12 + 225 + 1003, 1024]),
+        (alphabet[:14], [10]),  # ends where a literal is due
+        (abc_300[:12], [300]),  # ends inside the 16-bit length
+    ]
+    return [struct.pack("<H", capacity) + stream for stream, capacities in streams
+            for capacity in capacities]
+
+
 def write_corpus(target, seeds):
     directory = CORPUS / target
     directory.mkdir(parents=True, exist_ok=True)
@@ -157,6 +180,7 @@ def main():
     write_corpus("class_roll_up", class_roll_up_seeds())
     write_corpus("guid_text", guid_text_seeds())
     write_corpus("session_write_read", session_write_read_seeds())
+    write_corpus("plain_lz77", plain_lz77_seeds())
 
 
 if __name__ == "__main__":

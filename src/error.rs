@@ -205,6 +205,57 @@ pub enum Error {
         /// The hook id found at offset 0x06.
         found: u16,
     },
+    /// Plain LZ77 ([`plain_lz77`](crate::plain_lz77)): 1 to 3 bytes are left where a 32-bit
+    /// flag word is due (an input that ends exactly there is a complete stream).
+    Lz77FlagsTruncated {
+        /// Input offset where the flag word starts.
+        offset: usize,
+        /// Bytes left there (fewer than the 4 needed).
+        available: usize,
+    },
+    /// Plain LZ77: 1 byte is left where a match's 2-byte token is due.
+    Lz77MatchTruncated {
+        /// Input offset where the token starts.
+        offset: usize,
+        /// Bytes left there (fewer than the 2 needed).
+        available: usize,
+    },
+    /// Plain LZ77: the extra length bytes of a long match (a 4-bit/8-bit length byte, a 16-bit
+    /// or a 32-bit length) run past the end of the input.
+    Lz77LengthTruncated {
+        /// Input offset where the length bytes start.
+        offset: usize,
+        /// Bytes the length needs there: 1, 2 or 4.
+        needed: usize,
+        /// Bytes left there.
+        available: usize,
+    },
+    /// Plain LZ77: a 16- or 32-bit match length is below 22 (15 + 7), which [MS-XCA] calls an
+    /// error.
+    Lz77LengthBelowMinimum {
+        /// Input offset of the 16- or 32-bit length.
+        offset: usize,
+        /// The length found.
+        found: u32,
+    },
+    /// Plain LZ77: a match reaches back further than the bytes decoded so far.
+    Lz77DistanceBeforeStart {
+        /// Input offset of the match token.
+        offset: usize,
+        /// The match distance, 1 to 8192.
+        distance: usize,
+        /// Bytes decoded before the match, the largest distance allowed there.
+        written: usize,
+    },
+    /// Plain LZ77: the output has no room left for a literal or for a whole match.
+    Lz77OutputTooSmall {
+        /// Input offset of the literal or of the match token.
+        offset: usize,
+        /// Output bytes the item needs: 1 for a literal, the length for a match.
+        needed: u64,
+        /// Output bytes left.
+        available: usize,
+    },
 }
 
 /// What a GUID parser expected at the position it reports.
@@ -408,6 +459,47 @@ impl core::fmt::Display for Error {
             } => write!(
                 f,
                 "{layout}: expected hook id {expected:#06x} at offset 0x06, found {found:#06x}"
+            ),
+            Self::Lz77FlagsTruncated { offset, available } => write!(
+                f,
+                "plain LZ77: expected a 4-byte flag word (or the end of the input), \
+                 found {available} bytes at offset {offset:#x}"
+            ),
+            Self::Lz77MatchTruncated { offset, available } => write!(
+                f,
+                "plain LZ77: expected a 2-byte match token, found {available} byte at offset {offset:#x}"
+            ),
+            Self::Lz77LengthTruncated {
+                offset,
+                needed,
+                available,
+            } => write!(
+                f,
+                "plain LZ77: expected {needed} bytes of match length, \
+                 found {available} at offset {offset:#x}"
+            ),
+            Self::Lz77LengthBelowMinimum { offset, found } => write!(
+                f,
+                "plain LZ77: expected a 16/32-bit match length of at least 22, \
+                 found {found} at offset {offset:#x}"
+            ),
+            Self::Lz77DistanceBeforeStart {
+                offset,
+                distance,
+                written,
+            } => write!(
+                f,
+                "plain LZ77: expected a match distance of at most the {written} bytes decoded, \
+                 found {distance} at offset {offset:#x}"
+            ),
+            Self::Lz77OutputTooSmall {
+                offset,
+                needed,
+                available,
+            } => write!(
+                f,
+                "plain LZ77: the item at offset {offset:#x} needs {needed} bytes of output, \
+                 found room for {available}"
             ),
         }
     }

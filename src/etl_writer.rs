@@ -196,7 +196,10 @@ impl EtlHeader<'_> {
 
 /// Bytes of `text` as NUL-terminated UTF-16.
 fn utf16_len(text: &str) -> usize {
-    text.encode_utf16().count().saturating_add(1).saturating_mul(2)
+    text.encode_utf16()
+        .count()
+        .saturating_add(1)
+        .saturating_mul(2)
 }
 
 /// Writes `text` as NUL-terminated little-endian UTF-16 to the start of `out` (which the caller

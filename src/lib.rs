@@ -21,6 +21,10 @@
 //! rest of the output). The bitness-dependent structs take a [`Bitness`] value; the host's own
 //! pointer width never enters.
 //!
+//! The [`plain_lz77`] module decompresses the MS-XCA "Plain LZ77" format that Windows uses for
+//! the events of compressed trace buffers ([`WmiBufferHeader::is_compressed`]), into a
+//! caller-owned buffer.
+//!
 //! # Guarantees
 //! - **Lossless:** `to_bytes(from_bytes(b)) == b` for every byte array `b`, padding included, and
 //!   `from_bytes(to_bytes(v)) == v` for every value. Codes the SDK does not name ([`HeaderType`],
@@ -80,6 +84,7 @@ mod class;
 #[macro_use]
 mod codes;
 mod error;
+mod etl;
 mod etl_writer;
 mod event_instance_guid_header;
 mod event_instance_header;
@@ -91,6 +96,7 @@ mod guid;
 mod instance_tree;
 mod layout;
 mod mof_field;
+pub mod plain_lz77;
 mod provider;
 mod session;
 mod system_trace_header;
@@ -110,6 +116,7 @@ pub use codes::{
     EventType, HeaderFamily, HeaderType, Level, MarkerFlags, WnodeFlags, MAX_MOF_FIELDS,
 };
 pub use error::{Error, GuidTextExpectation};
+pub use etl::{EtlBuffer, EtlBuffers, EtlFile};
 pub use etl_writer::{EtlHeader, EVENT_TRACE_FILE_MODE_SEQUENTIAL};
 pub use event_instance_guid_header::EventInstanceGuidHeader;
 pub use event_instance_header::EventInstanceHeader;

@@ -1,0 +1,135 @@
+//! Plain LZ77 decompression of arbitrary bytes: it never panics, and its results obey laws that
+//! tie outputs of different sizes together.
+//!
+//! Input: a little-endian `u16` output capacity, then the compressed stream. Laws checked:
+//! - a success returns at most the capacity, and leaves the output after it untouched;
+//! - into a larger output, a success gives the same length and bytes, and an error other than
+//!   `Lz77OutputTooSmall` is the same error with the same bytes decoded before it;
+//! - an `Lz77OutputTooSmall` error means the larger output gets further: it fails later in the
+//!   input, or succeeds with more bytes than the capacity;
+//! - a stream that decodes to `n` bytes decodes into exactly `n` bytes of room, and into `n - 1`
+//!   fails with `Lz77OutputTooSmall`;
+//! - every error's offset lies inside the input, and a truncation error's byte count is what is
+//!   left of the input there.
+#![no_main]
+
+use etw_classic::plain_lz77::decompress;
+use etw_classic::Error;
+use libfuzzer_sys::fuzz_target;
+
+/// What the outputs are filled with before decoding, to see which bytes were written.
+const FILL: u8 = 0xA5;
+/// How much larger the second output is.
+const EXTRA: usize = 1 << 16;
+
+fn run(input: &[u8], capacity: usize) -> (Result<usize, Error>, Vec<u8>) {
+    let mut output = vec![FILL; capacity];
+    let result = decompress(input, &mut output);
+    (result, output)
+}
+
+/// The input offset an error names, and checks on the byte counts it reports.
+fn check_error(error: &Error, input: &[u8]) -> usize {
+    let left = |offset: usize| input.len() - offset;
+    match *error {
+        Error::Lz77FlagsTruncated { offset, available } => {
+            assert!((1..4).contains(&available), "{error:?}");
+            assert_eq!(available, left(offset), "{error:?}");
+            offset
+        }
+        Error::Lz77MatchTruncated { offset, available } => {
+            assert_eq!(available, 1, "{error:?}");
+            assert_eq!(available, left(offset), "{error:?}");
+            offset
+        }
+        Error::Lz77LengthTruncated {
+            offset,
+            needed,
+            available,
+        } => {
+            assert!([1, 2, 4].contains(&needed) && available < needed, "{error:?}");
+            assert_eq!(available, left(offset), "{error:?}");
+            offset
+        }
+        Error::Lz77LengthBelowMinimum { offset, found } => {
+            assert!(found < 22, "{error:?}");
+            assert!(offset + 2 <= input.len(), "{error:?}");
+            offset
+        }
+        Error::Lz77DistanceBeforeStart {
+            offset,
+            distance,
+            written,
+        } => {
+            assert!((1..=8192).contains(&distance) && distance > written, "{error:?}");
+            assert!(offset + 2 <= input.len(), "{error:?}");
+            offset
+        }
+        Error::Lz77OutputTooSmall {
+            offset,
+            needed,
+            available,
+        } => {
+            assert!(needed > available as u64, "{error:?}");
+            assert!(offset < input.len(), "{error:?}");
+            offset
+        }
+        _ => panic!("not a plain LZ77 error: {error:?}"),
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Some((capacity, input)) = data.split_first_chunk::<2>() else {
+        return;
+    };
+    let capacity = usize::from(u16::from_le_bytes(*capacity));
+
+    let (small, small_out) = run(input, capacity);
+    let (large, large_out) = run(input, capacity + EXTRA);
+
+    match small {
+        Ok(written) => {
+            assert!(written <= capacity);
+            assert!(small_out[written..].iter().all(|&byte| byte == FILL));
+            assert_eq!(large, Ok(written), "a larger output changed the result");
+            assert_eq!(large_out[..capacity], small_out[..], "a larger output changed the bytes");
+        }
+        Err(error) => {
+            let offset = check_error(&error, input);
+            if let Error::Lz77OutputTooSmall { available, .. } = error {
+                let decoded = capacity - available;
+                assert!(small_out[decoded..].iter().all(|&byte| byte == FILL));
+                assert_eq!(large_out[..decoded], small_out[..decoded]);
+                match large {
+                    Ok(written) => assert!(written > capacity, "{error:?} then Ok({written})"),
+                    Err(later) => {
+                        let later_offset = check_error(&later, input);
+                        assert!(
+                            later_offset > offset
+                                || matches!(later, Error::Lz77OutputTooSmall { offset: o, .. } if o == offset),
+                            "{error:?} then {later:?}"
+                        );
+                    }
+                }
+            } else {
+                assert_eq!(large, Err(error), "a larger output changed the error");
+                assert_eq!(large_out[..capacity], small_out[..]);
+            }
+        }
+    }
+
+    // Exactly full, and one byte short.
+    if let Ok(written) = large {
+        let (exact, exact_out) = run(input, written);
+        assert_eq!(exact, Ok(written));
+        assert_eq!(exact_out[..], large_out[..written]);
+        if written > 0 {
+            let (short, _) = run(input, written - 1);
+            assert!(
+                matches!(short, Err(Error::Lz77OutputTooSmall { .. })),
+                "{written} bytes into {}: {short:?}",
+                written - 1
+            );
+        }
+    }
+});

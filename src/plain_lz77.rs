@@ -1,0 +1,762 @@
+//! Decompression of the MS-XCA "Plain LZ77" format (`COMPRESSION_FORMAT_XPRESS`, format 3), in
+//! which Windows writes the events of a trace buffer whose `BufferFlag` has
+//! `ETW_BUFFER_FLAG_COMPRESSED` (0x40) ([`WmiBufferHeader::is_compressed`]).
+//!
+//! # The format ([MS-XCA] sections 2.3 and 2.4)
+//!
+//! The input is a sequence of items, each announced by one flag bit:
+//!
+//! - Flags come in little-endian 32-bit words, "read 4 bytes at InputPosition", used from the
+//!   most significant bit down; the next word is read when the 32 flags of the last one are used
+//!   up, just before the item it announces.
+//! - Flag 0: a literal, one byte copied to the output.
+//! - Flag 1: a match, a little-endian 16-bit token: "MatchLength = MatchBytes mod 8",
+//!   "MatchOffset = (MatchBytes / 8) + 1" (a distance of 1 to 8192 back into the output).
+//!   Length code 0 to 6 means a length of code + 3. Code 7 means a longer match:
+//!   - a 4-bit length follows: the low half of a new byte, or the high half of the byte whose
+//!     low half the previous long match used (so two long matches share one byte);
+//!     0 to 14 means a length of 4-bit + 7 + 3;
+//!   - 15: a byte follows; 0 to 254 means a length of byte + 15 + 7 + 3;
+//!   - 255: a little-endian 16-bit length follows, or, if it is 0, a 32-bit one. It is the
+//!     match length minus 3 and "If MatchLength < 15 + 7, Return error".
+//!
+//!   A match copies its bytes one at a time from `distance` bytes before the output position,
+//!   so a match longer than its distance repeats the bytes it has just written: "aaaaaa" is
+//!   "[literal: "a"][match: offset=1, length=5]".
+//!
+//! # Where the stream ends
+//!
+//! The format has no end marker and no length field: the end is where the input ends. Decoding
+//! stops, successfully, when the input is exhausted exactly where the next item (or flag word)
+//! would start:
+//! - where a match token would be read: the case the [MS-XCA] pseudo-code names ("If
+//!   InputPosition == InputBufferSize, Decompression is complete"), reached at the end of every
+//!   stream the section 2.3 compressor writes, since it sets the unused flag bits of the last
+//!   word to 1 (and writes an all-ones word when the last one was full); every compressed buffer
+//!   of the real Windows traces this crate is tested with ends there;
+//! - where a flag word or a literal would be read: the pseudo-code would read past the input
+//!   there; this decoder takes it as the end too, so an input cut at an item boundary decodes to
+//!   the items before the cut.
+//!
+//! Input that ends inside a flag word, a match token or a long match's length bytes is an error.
+//! A truncated stream is therefore not always detected: a caller that knows the decompressed
+//! length (for a trace buffer, `Offset - 0x48`; see `tests/plain_lz77.rs`) should compare it with
+//! the length returned.
+//!
+//! # Output after an error
+//!
+//! Every error names the input offset of the item at fault (for
+//! [`Lz77LengthBelowMinimum`](Error::Lz77LengthBelowMinimum) and
+//! [`Lz77LengthTruncated`](Error::Lz77LengthTruncated), of the length bytes). When an error is
+//! returned, the start of `output` holds the decoding of every item before that one, nothing of
+//! the item at fault is written, and the bytes after are left as they were.
+//!
+//! [MS-XCA]: https://learn.microsoft.com/en-us/openspecs/windows_protocols/ms-xca/
+//! [`WmiBufferHeader::is_compressed`]: crate::WmiBufferHeader::is_compressed
+
+use core::num::NonZeroUsize;
+
+use crate::Error;
+
+/// Flags in a flag word.
+const FLAGS_PER_WORD: u32 = 32;
+/// The smallest match: a length code of 0 means 3 bytes.
+const MIN_MATCH: u8 = 3;
+/// The length code (low 3 bits of a match token) that announces a longer length.
+const LONG_LENGTH_CODE: u16 = 7;
+/// The 4-bit length that announces a length byte.
+const NIBBLE_ESCAPE: u8 = 15;
+/// The length byte that announces a 16-bit (or 32-bit) length.
+const BYTE_ESCAPE: u8 = 255;
+/// The smallest 16- or 32-bit length allowed: "If MatchLength < 15 + 7, Return error".
+const MIN_WIDE_LENGTH: u32 = 15 + 7;
+
+/// Decompresses all of `input`, a Plain LZ77 stream, into the start of `output`, and returns the
+/// number of bytes written.
+///
+/// The stream ends where `input` ends, as the [module documentation](self) details: an input of
+/// zero bytes, or one that ends where a flag word, a literal or a match would start, is complete.
+/// Matches longer than their distance are copied byte by byte in effect, as the format requires.
+/// Decoding takes time linear in `input.len() + output.len()`.
+///
+/// ```
+/// // [MS-XCA] section 3.1: "abc" then a match of distance 3 and length 297.
+/// let compressed = [0xff, 0xff, 0xff, 0x1f, 0x61, 0x62, 0x63, 0x17, 0x00, 0x0f, 0xff, 0x26, 0x01];
+/// let mut output = [0; 300];
+/// let written = etw_classic::plain_lz77::decompress(&compressed, &mut output)?;
+/// assert_eq!(written, 300);
+/// assert!(output.chunks(3).all(|chunk| chunk == b"abc"));
+/// # Ok::<(), etw_classic::Error>(())
+/// ```
+///
+/// # Errors
+/// Each error carries the input offset of the item at fault; `output` then holds the decoding of
+/// the items before it (see [Output after an error](self#output-after-an-error)).
+/// - [`Error::Lz77FlagsTruncated`]: 1 to 3 bytes left where a flag word is due;
+/// - [`Error::Lz77MatchTruncated`]: 1 byte left where a match token is due;
+/// - [`Error::Lz77LengthTruncated`]: a long match's length bytes run past the input;
+/// - [`Error::Lz77LengthBelowMinimum`]: a 16- or 32-bit length below 22;
+/// - [`Error::Lz77DistanceBeforeStart`]: a match reaches back before the start of the output;
+/// - [`Error::Lz77OutputTooSmall`]: `output` has no room for a literal or a whole match.
+pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize, Error> {
+    // Input and output positions; both only grow, and never past their slice's length.
+    let mut read: usize = 0;
+    let mut written: usize = 0;
+    // The flags not used yet, the next one in bit 31, and how many there are.
+    let mut flags: u32 = 0;
+    let mut flags_left: u32 = 0;
+    // The high half of the byte the previous long match took its 4-bit length from, until a
+    // second long match uses it.
+    let mut shared_nibble: Option<u8> = None;
+
+    loop {
+        if flags_left == 0 {
+            let rest = input.get(read..).unwrap_or_default();
+            let Some(word) = rest.first_chunk::<4>() else {
+                if rest.is_empty() {
+                    return Ok(written);
+                }
+                return Err(Error::Lz77FlagsTruncated {
+                    offset: read,
+                    available: rest.len(),
+                });
+            };
+            flags = u32::from_le_bytes(*word);
+            flags_left = FLAGS_PER_WORD;
+            read = read.saturating_add(4);
+        }
+
+        // A run of literals: as many as there are 0 flags before the next 1 (or the word's end),
+        // copied in one go.
+        let run = flags.leading_zeros().min(flags_left);
+        if run != 0 {
+            let rest = input.get(read..).unwrap_or_default();
+            let run_len = usize::try_from(run).unwrap_or(usize::MAX);
+            let literals = rest.get(..run_len).unwrap_or(rest);
+            let room = output.get_mut(written..).unwrap_or_default();
+            let room_len = room.len();
+            let Some(target) = room.get_mut(..literals.len()) else {
+                // Decode the literals that fit, then report the first one that does not.
+                copy(room, literals);
+                return Err(Error::Lz77OutputTooSmall {
+                    offset: read.saturating_add(room_len),
+                    needed: 1,
+                    available: 0,
+                });
+            };
+            copy(target, literals);
+            read = read.saturating_add(literals.len());
+            written = written.saturating_add(literals.len());
+            if literals.len() < run_len {
+                // The input ended where a literal was due: the end of the stream.
+                return Ok(written);
+            }
+            flags = flags.checked_shl(run).unwrap_or(0);
+            flags_left = flags_left.saturating_sub(run);
+            continue;
+        }
+
+        // A match.
+        flags = flags.wrapping_shl(1);
+        flags_left = flags_left.saturating_sub(1);
+        let token_offset = read;
+        let rest = input.get(read..).unwrap_or_default();
+        let Some(token) = rest.first_chunk::<2>() else {
+            if rest.is_empty() {
+                // "If InputPosition == InputBufferSize, Decompression is complete."
+                return Ok(written);
+            }
+            return Err(Error::Lz77MatchTruncated {
+                offset: read,
+                available: rest.len(),
+            });
+        };
+        let token = u16::from_le_bytes(*token);
+        read = read.saturating_add(2);
+
+        let distance = NonZeroUsize::MIN.saturating_add(usize::from(token >> 3));
+        let length_code = token & 0b111;
+        let length = if length_code == LONG_LENGTH_CODE {
+            long_match_length(input, &mut read, &mut shared_nibble)?
+        } else {
+            u64::from(length_code).saturating_add(u64::from(MIN_MATCH))
+        };
+
+        let Some(start) = written.checked_sub(distance.get()) else {
+            return Err(Error::Lz77DistanceBeforeStart {
+                offset: token_offset,
+                distance: distance.get(),
+                written,
+            });
+        };
+        let available = output.len().saturating_sub(written);
+        let end = match usize::try_from(length) {
+            Ok(length) if length <= available => written.saturating_add(length),
+            _ => {
+                return Err(Error::Lz77OutputTooSmall {
+                    offset: token_offset,
+                    needed: length,
+                    available,
+                })
+            }
+        };
+        copy_match(output, start, written, end);
+        written = end;
+    }
+}
+
+/// The length of a match whose length code is 7, read from the bytes at `*read` (and from
+/// `shared_nibble`), which it advances past them.
+fn long_match_length(
+    input: &[u8],
+    read: &mut usize,
+    shared_nibble: &mut Option<u8>,
+) -> Result<u64, Error> {
+    let nibble = match shared_nibble.take() {
+        Some(high_half) => high_half,
+        None => {
+            let [byte] = take::<1>(input, read)?;
+            *shared_nibble = Some(byte >> 4);
+            byte & 0x0F
+        }
+    };
+    let base = u64::from(LONG_LENGTH_CODE).saturating_add(u64::from(MIN_MATCH));
+    if nibble != NIBBLE_ESCAPE {
+        return Ok(u64::from(nibble).saturating_add(base));
+    }
+    let base = base.saturating_add(u64::from(NIBBLE_ESCAPE));
+    let [byte] = take::<1>(input, read)?;
+    if byte != BYTE_ESCAPE {
+        return Ok(u64::from(byte).saturating_add(base));
+    }
+    let mut field_offset = *read;
+    let mut wide = u32::from(u16::from_le_bytes(take::<2>(input, read)?));
+    if wide == 0 {
+        field_offset = *read;
+        wide = u32::from_le_bytes(take::<4>(input, read)?);
+    }
+    if wide < MIN_WIDE_LENGTH {
+        return Err(Error::Lz77LengthBelowMinimum {
+            offset: field_offset,
+            found: wide,
+        });
+    }
+    // The wide length is the match length minus 3: "MatchLength -= (15 + 7)", then "+= 15",
+    // "+= 7", "+= 3".
+    Ok(u64::from(wide).saturating_add(u64::from(MIN_MATCH)))
+}
+
+/// The `N` length bytes at `*read`, which it advances past them.
+fn take<const N: usize>(input: &[u8], read: &mut usize) -> Result<[u8; N], Error> {
+    let rest = input.get(*read..).unwrap_or_default();
+    let bytes = rest.first_chunk::<N>().ok_or(Error::Lz77LengthTruncated {
+        offset: *read,
+        needed: N,
+        available: rest.len(),
+    })?;
+    *read = read.saturating_add(N);
+    Ok(*bytes)
+}
+
+/// Copies `source` to the start of `target`, as far as the shorter of the two goes.
+fn copy(target: &mut [u8], source: &[u8]) {
+    for (to, from) in target.iter_mut().zip(source) {
+        *to = *from;
+    }
+}
+
+/// Writes `output[written..end]` as a match: each byte a copy of the one `written - start`
+/// bytes before it, the bytes a match longer than its distance has just written included.
+///
+/// The caller has checked `start < written <= end <= output.len()`. The bytes from `start` on
+/// repeat with a period of `written - start`, so each step copies a whole number of periods from
+/// `start` on, twice as many as the step before: a match takes `log2(length / distance) + 1`
+/// block copies rather than `length` byte copies.
+fn copy_match(output: &mut [u8], start: usize, written: usize, end: usize) {
+    let mut at = written;
+    while at < end {
+        let Some((before, after)) = output.split_at_mut_checked(at) else {
+            return;
+        };
+        let Some(source) = before.get(start..) else {
+            return;
+        };
+        let count = source.len().min(end.saturating_sub(at));
+        let (Some(source), Some(target)) = (source.get(..count), after.get_mut(..count)) else {
+            return;
+        };
+        copy(target, source);
+        // `count` is at least 1: `source` holds `at - start >= written - start >= 1` bytes.
+        at = at.saturating_add(count.max(1));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use std::vec::Vec;
+
+    use super::*;
+
+    /// [MS-XCA] section 3.1: "abcdefghijklmnopqrstuvwxyz", 26 literals ("26 zero bits ... then
+    /// 6 one bits, because any extra flag bits are ones").
+    const ALPHABET: [u8; 30] = [
+        0x3f, 0x00, 0x00, 0x00, //  flags: 26 literals, then 1s
+        0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67, 0x68, 0x69, 0x6a, 0x6b, 0x6c, 0x6d, //
+        0x6e, 0x6f, 0x70, 0x71, 0x72, 0x73, 0x74, 0x75, 0x76, 0x77, 0x78, 0x79, 0x7a,
+    ];
+
+    /// [MS-XCA] section 3.1: the 300-byte "abcabc...abc", "abc[match: distance = 3,
+    /// length = 297]".
+    const ABC_300: [u8; 13] = [
+        0xff, 0xff, 0xff, 0x1f, //  flags: 3 literals, a match, then 1s
+        0x61, 0x62, 0x63, //        "abc"
+        0x17, 0x00, //              token 0x0017: distance (0x17 >> 3) + 1 = 3, length code 7
+        0x0f, //                    4-bit length 15: a length byte follows
+        0xff, //                    length byte 255: a 16-bit length follows
+        0x26, 0x01, //              0x126 = 294 = 297 - 3
+    ];
+
+    /// [MS-XCA] section 2.4.4's "aaaaaa" as "[literal: "a"][match: offset=1, length=5]":
+    /// flags 0, 1, then 1s; token (1 - 1) << 3 | (5 - 3).
+    const SIX_A: [u8; 7] = [0xff, 0xff, 0xff, 0x7f, 0x61, 0x02, 0x00];
+
+    /// Flags 0, 1, then 1s (a literal "a", then matches), followed by `rest`.
+    fn a_then(rest: &[u8]) -> Vec<u8> {
+        let mut input = Vec::from([0xff, 0xff, 0xff, 0x7f, 0x61]);
+        input.extend_from_slice(rest);
+        input
+    }
+
+    /// Decompresses into a `capacity`-byte buffer filled with 0xAA; returns the result and the
+    /// whole buffer.
+    fn run(input: &[u8], capacity: usize) -> (Result<usize, Error>, Vec<u8>) {
+        let mut output = std::vec![0xAA; capacity];
+        let result = decompress(input, &mut output);
+        (result, output)
+    }
+
+    fn decoded(input: &[u8]) -> Vec<u8> {
+        let (result, mut output) = run(input, 1 << 16);
+        output.truncate(result.unwrap());
+        output
+    }
+
+    #[test]
+    fn spec_alphabet_example() {
+        assert_eq!(decoded(&ALPHABET), b"abcdefghijklmnopqrstuvwxyz");
+    }
+
+    #[test]
+    fn spec_abc_example() {
+        let expected: Vec<u8> = b"abc".iter().copied().cycle().take(300).collect();
+        assert_eq!(decoded(&ABC_300), expected);
+    }
+
+    #[test]
+    fn a_match_that_overlaps_itself() {
+        assert_eq!(decoded(&SIX_A), b"aaaaaa");
+        // "ab", then distance 2 and length 9 (code 6): the match rereads its own bytes.
+        let input = [0xff, 0xff, 0xff, 0x3f, b'a', b'b', 0x0e, 0x00];
+        assert_eq!(decoded(&input), b"abababababa");
+        // Distance 3 inside a longer output, with a literal after the match.
+        let input = [0xff, 0xff, 0xff, 0x17, b'x', b'y', b'z', 0x13, 0x00, b'!'];
+        assert_eq!(decoded(&input), b"xyzxyzxyz!");
+    }
+
+    #[test]
+    fn a_match_that_does_not_overlap() {
+        // "abcd", then distance 4, length 4.
+        let input = [0xff, 0xff, 0xff, 0x0f, b'a', b'b', b'c', b'd', 0x19, 0x00];
+        assert_eq!(decoded(&input), b"abcdabcd");
+    }
+
+    #[test]
+    fn long_lengths_at_every_width() {
+        let a = |count: usize| std::vec![b'a'; count];
+        // 4-bit length 2: 2 + 7 + 3.
+        assert_eq!(decoded(&a_then(&[0x07, 0x00, 0x02])), a(1 + 12));
+        // Two long matches share one byte: low half 2 for the first, high half 5 for the second.
+        assert_eq!(
+            decoded(&a_then(&[0x07, 0x00, 0x52, 0x07, 0x00])),
+            a(1 + 12 + 15)
+        );
+        // A third long match takes a new byte again.
+        assert_eq!(
+            decoded(&a_then(&[0x07, 0x00, 0x52, 0x07, 0x00, 0x07, 0x00, 0x01])),
+            a(1 + 12 + 15 + 11)
+        );
+        // The shared byte's high half is 15: a length byte follows the second token.
+        assert_eq!(
+            decoded(&a_then(&[0x07, 0x00, 0xf2, 0x07, 0x00, 200])),
+            a(1 + 12 + 225)
+        );
+        // 4-bit 15, then a byte: 200 + 15 + 7 + 3.
+        assert_eq!(decoded(&a_then(&[0x07, 0x00, 0x0f, 200])), a(1 + 225));
+        // 16-bit length 22, the smallest allowed: 22 + 3.
+        assert_eq!(
+            decoded(&a_then(&[0x07, 0x00, 0x0f, 0xff, 22, 0])),
+            a(1 + 25)
+        );
+        // 16-bit 0, then a 32-bit length: 1000 + 3.
+        assert_eq!(
+            decoded(&a_then(&[0x07, 0x00, 0x0f, 0xff, 0, 0, 0xe8, 0x03, 0, 0])),
+            a(1 + 1003)
+        );
+    }
+
+    #[test]
+    fn the_end_of_the_input_ends_the_stream() {
+        // Nothing at all.
+        assert_eq!(run(&[], 0).0, Ok(0));
+        // Where a match token is due (the spec examples end there).
+        assert_eq!(run(&ALPHABET, 26).0, Ok(26));
+        // Where a literal is due: the alphabet cut after "j".
+        assert_eq!(decoded(&ALPHABET[..14]), b"abcdefghij");
+        // Where a flag word is due: 32 literals fill the first word.
+        let mut input = std::vec![0; 4];
+        input.extend(0..32u8);
+        assert_eq!(decoded(&input), (0..32u8).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn output_exactly_full_and_one_byte_short() {
+        let (result, output) = run(&ABC_300, 300);
+        assert_eq!(result, Ok(300));
+        assert!(output.chunks(3).all(|chunk| chunk == b"abc"));
+
+        // The match does not fit: "abc" is written, nothing of the match.
+        let (result, output) = run(&ABC_300, 299);
+        assert_eq!(
+            result,
+            Err(Error::Lz77OutputTooSmall {
+                offset: 7,
+                needed: 297,
+                available: 296
+            })
+        );
+        assert_eq!(&output[..3], b"abc");
+        assert!(output[3..].iter().all(|&byte| byte == 0xAA));
+
+        assert_eq!(run(&ALPHABET, 26).0, Ok(26));
+        // The last literal does not fit: the 25 before it are written.
+        let (result, output) = run(&ALPHABET, 25);
+        assert_eq!(
+            result,
+            Err(Error::Lz77OutputTooSmall {
+                offset: 29,
+                needed: 1,
+                available: 0
+            })
+        );
+        assert_eq!(output, b"abcdefghijklmnopqrstuvwxy");
+        assert_eq!(
+            run(&ALPHABET, 0).0,
+            Err(Error::Lz77OutputTooSmall {
+                offset: 4,
+                needed: 1,
+                available: 0
+            })
+        );
+        // A larger output: the same bytes, the rest untouched.
+        let (result, output) = run(&ALPHABET, 40);
+        assert_eq!(result, Ok(26));
+        assert_eq!(&output[..26], b"abcdefghijklmnopqrstuvwxyz");
+        assert!(output[26..].iter().all(|&byte| byte == 0xAA));
+    }
+
+    #[test]
+    fn a_32_bit_length_beyond_any_output() {
+        let input = a_then(&[0x07, 0x00, 0x0f, 0xff, 0, 0, 0xff, 0xff, 0xff, 0xff]);
+        assert_eq!(
+            run(&input, 4096).0,
+            Err(Error::Lz77OutputTooSmall {
+                offset: 5,
+                needed: 0xFFFF_FFFF + 3,
+                available: 4095
+            })
+        );
+    }
+
+    #[test]
+    fn truncated_flag_word() {
+        for cut in 1..4 {
+            assert_eq!(
+                run(&ALPHABET[..cut], 64).0,
+                Err(Error::Lz77FlagsTruncated {
+                    offset: 0,
+                    available: cut
+                })
+            );
+        }
+        // After a full word of 32 literals, 3 bytes of the next word.
+        let mut input = std::vec![0; 4 + 32 + 3];
+        input[4..36].fill(b'z');
+        let (result, output) = run(&input, 64);
+        assert_eq!(
+            result,
+            Err(Error::Lz77FlagsTruncated {
+                offset: 36,
+                available: 3
+            })
+        );
+        assert!(output[..32].iter().all(|&byte| byte == b'z'));
+    }
+
+    #[test]
+    fn truncated_match_token() {
+        let (result, output) = run(&SIX_A[..6], 16);
+        assert_eq!(
+            result,
+            Err(Error::Lz77MatchTruncated {
+                offset: 5,
+                available: 1
+            })
+        );
+        assert_eq!(&output[..2], [b'a', 0xAA]);
+    }
+
+    #[test]
+    fn truncated_length_bytes() {
+        let cases: [(&[u8], usize, usize, usize); 5] = [
+            (&[0x07, 0x00], 7, 1, 0),                    // the 4-bit length's byte
+            (&[0x07, 0x00, 0x0f], 8, 1, 0),              // the length byte
+            (&[0x07, 0x00, 0x0f, 0xff, 0x26], 9, 2, 1),  // the 16-bit length
+            (&[0x07, 0x00, 0x0f, 0xff, 0, 0], 11, 4, 0), // the 32-bit length
+            (&[0x07, 0x00, 0x0f, 0xff, 0, 0, 1, 2, 3], 11, 4, 3),
+        ];
+        for (rest, offset, needed, available) in cases {
+            assert_eq!(
+                run(&a_then(rest), 1 << 16).0,
+                Err(Error::Lz77LengthTruncated {
+                    offset,
+                    needed,
+                    available
+                }),
+                "{rest:02x?}"
+            );
+        }
+        // The spec's second example, cut inside its 16-bit length.
+        assert_eq!(
+            run(&ABC_300[..12], 300).0,
+            Err(Error::Lz77LengthTruncated {
+                offset: 11,
+                needed: 2,
+                available: 1
+            })
+        );
+    }
+
+    #[test]
+    fn wide_lengths_below_22() {
+        assert_eq!(
+            run(&a_then(&[0x07, 0x00, 0x0f, 0xff, 21, 0]), 1 << 16).0,
+            Err(Error::Lz77LengthBelowMinimum {
+                offset: 9,
+                found: 21
+            })
+        );
+        assert_eq!(
+            run(
+                &a_then(&[0x07, 0x00, 0x0f, 0xff, 0, 0, 21, 0, 0, 0]),
+                1 << 16
+            )
+            .0,
+            Err(Error::Lz77LengthBelowMinimum {
+                offset: 11,
+                found: 21
+            })
+        );
+        assert_eq!(
+            run(
+                &a_then(&[0x07, 0x00, 0x0f, 0xff, 0, 0, 0, 0, 0, 0]),
+                1 << 16
+            )
+            .0,
+            Err(Error::Lz77LengthBelowMinimum {
+                offset: 11,
+                found: 0
+            })
+        );
+    }
+
+    #[test]
+    fn distance_before_the_start() {
+        // A match first of all: distance 1 with nothing written.
+        assert_eq!(
+            run(&[0xff, 0xff, 0xff, 0xff, 0x00, 0x00], 16).0,
+            Err(Error::Lz77DistanceBeforeStart {
+                offset: 4,
+                distance: 1,
+                written: 0
+            })
+        );
+        // Distance 2 after one literal; the literal stays in the output.
+        let (result, output) = run(&a_then(&[0x08, 0x00]), 16);
+        assert_eq!(
+            result,
+            Err(Error::Lz77DistanceBeforeStart {
+                offset: 5,
+                distance: 2,
+                written: 1
+            })
+        );
+        assert_eq!(&output[..2], [b'a', 0xAA]);
+        // The largest distance, 8192.
+        assert_eq!(
+            run(&a_then(&[0xf8, 0xff]), 16).0,
+            Err(Error::Lz77DistanceBeforeStart {
+                offset: 5,
+                distance: 8192,
+                written: 1
+            })
+        );
+    }
+
+    #[test]
+    fn errors_say_what_was_expected_and_found() {
+        use std::string::ToString;
+        let message = |error: Error| error.to_string();
+        assert_eq!(
+            message(Error::Lz77FlagsTruncated {
+                offset: 0x24,
+                available: 3
+            }),
+            "plain LZ77: expected a 4-byte flag word (or the end of the input), \
+             found 3 bytes at offset 0x24"
+        );
+        assert_eq!(
+            message(Error::Lz77DistanceBeforeStart {
+                offset: 5,
+                distance: 2,
+                written: 1
+            }),
+            "plain LZ77: expected a match distance of at most the 1 bytes decoded, \
+             found 2 at offset 0x5"
+        );
+        assert_eq!(
+            message(Error::Lz77OutputTooSmall {
+                offset: 7,
+                needed: 297,
+                available: 296
+            }),
+            "plain LZ77: the item at offset 0x7 needs 297 bytes of output, found room for 296"
+        );
+    }
+
+    /// The [MS-XCA] section 2.4.4 pseudo-code taken literally: one flag, one byte at a time. Used
+    /// only to check the block copies of [`decompress`] on arbitrary inputs.
+    fn byte_at_a_time(input: &[u8], capacity: usize) -> Result<Vec<u8>, ()> {
+        let mut out = Vec::new();
+        let (mut at, mut flags, mut count, mut half): (usize, u32, u32, Option<u8>) =
+            (0, 0, 0, None);
+        let byte = |at: usize| input.get(at).copied().ok_or(());
+        loop {
+            if count == 0 {
+                if at == input.len() {
+                    return Ok(out);
+                }
+                flags = u32::from_le_bytes(input.get(at..at + 4).ok_or(())?.try_into().unwrap());
+                at += 4;
+                count = 32;
+            }
+            count -= 1;
+            if flags & (1 << count) == 0 {
+                if at == input.len() {
+                    return Ok(out);
+                }
+                out.push(byte(at)?);
+                at += 1;
+            } else {
+                if at == input.len() {
+                    return Ok(out);
+                }
+                let token = u16::from(byte(at)?) | u16::from(byte(at + 1)?) << 8;
+                at += 2;
+                let distance = usize::from(token / 8) + 1;
+                let mut length = u64::from(token % 8);
+                if length == 7 {
+                    length = u64::from(match half.take() {
+                        Some(high) => high,
+                        None => {
+                            let b = byte(at)?;
+                            at += 1;
+                            half = Some(b / 16);
+                            b % 16
+                        }
+                    });
+                    if length == 15 {
+                        length = u64::from(byte(at)?);
+                        at += 1;
+                        if length == 255 {
+                            length = u64::from(byte(at)?) | u64::from(byte(at + 1)?) << 8;
+                            at += 2;
+                            if length == 0 {
+                                length = (0..4).try_fold(0, |v, i| {
+                                    Ok(v | u64::from(byte(at + i)?) << (8 * i))
+                                })?;
+                                at += 4;
+                            }
+                            if length < 22 {
+                                return Err(());
+                            }
+                            length -= 22;
+                        }
+                        length += 15;
+                    }
+                    length += 7;
+                }
+                length += 3;
+                for _ in 0..length {
+                    if out.len() == capacity || distance > out.len() {
+                        return Err(());
+                    }
+                    out.push(out[out.len() - distance]);
+                }
+            }
+            if out.len() > capacity {
+                return Err(());
+            }
+        }
+    }
+
+    #[test]
+    fn block_copies_agree_with_the_byte_at_a_time_pseudo_code() {
+        // Deterministic pseudo-random inputs biased toward matches with short distances and
+        // long lengths, the cases the block copies speed up.
+        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut agreed = 0;
+        for _ in 0..20_000 {
+            let len = usize::try_from(next() % 64).unwrap();
+            let mut input: Vec<u8> = (0..len).map(|_| next().to_le_bytes()[0]).collect();
+            if let Some(first) = input.get_mut(0..4) {
+                first.copy_from_slice(&(next() as u32 >> 2).to_le_bytes());
+            }
+            for byte in input.iter_mut().skip(4) {
+                if next() % 3 == 0 {
+                    *byte &= 0x1f;
+                }
+            }
+            let capacity = usize::try_from(next() % 2048).unwrap();
+            let (result, output) = run(&input, capacity);
+            match (result, byte_at_a_time(&input, capacity)) {
+                (Ok(written), Ok(expected)) => {
+                    assert_eq!(&output[..written], &expected[..], "{input:02x?}");
+                    assert!(output[written..].iter().all(|&byte| byte == 0xAA));
+                    agreed += 1;
+                }
+                (Err(_), Err(())) => {}
+                (ours, reference) => {
+                    panic!("{input:02x?} into {capacity}: {ours:?} vs {reference:?}")
+                }
+            }
+        }
+        assert!(agreed > 1000, "only {agreed} inputs decoded");
+    }
+}
