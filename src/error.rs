@@ -156,14 +156,14 @@ pub enum Error {
     },
     /// An .etl file's first buffer has no event where the logfile header should be.
     MissingLogfileHeader,
-    /// The logfile header's `BufferSize` is smaller than a buffer header or larger than the
-    /// whole file.
+    /// The logfile header's `BufferSize` is smaller than a buffer header or larger than
+    /// [`MAX_BUFFER_SIZE`](crate::MAX_BUFFER_SIZE).
     LogfileBufferSizeOutOfRange {
         /// The `BufferSize` found in the `TRACE_LOGFILE_HEADER`.
         buffer_size: u32,
         /// The smallest size allowed: a buffer header.
         min: usize,
-        /// The largest size allowed: the file's length.
+        /// The largest size allowed.
         max: usize,
     },
     /// The bytes left in an .etl file after the last buffer are too few for a buffer header.
@@ -421,8 +421,8 @@ impl core::fmt::Display for Error {
                 max,
             } => write!(
                 f,
-                "expected the logfile header's BufferSize between {min:#x} and the file's \
-                 {max:#x} bytes, found {buffer_size:#x}"
+                "expected the logfile header's BufferSize between {min:#x} and {max:#x}, \
+                 found {buffer_size:#x}"
             ),
             Self::EtlBufferTruncated {
                 file_offset,

@@ -9,6 +9,10 @@ use crate::{
     WmiBufferHeader,
 };
 
+/// The largest logfile `BufferSize` the reader accepts: 16 MiB, far above the 8 and 64 KiB of
+/// the real traces, so that a corrupt header cannot ask a caller for absurd scratch space.
+pub const MAX_BUFFER_SIZE: usize = 16 << 20;
+
 /// An .etl file: a sequence of trace buffers, each starting with a [`WmiBufferHeader`] whose
 /// `BufferSize` says where the next one starts; the first buffer's first event is the logfile
 /// header.
@@ -58,7 +62,8 @@ impl<'a> EtlFile<'a> {
     /// - [`Error::MissingLogfileHeader`] when it has no event;
     /// - those of [`TraceLogfileHeader::parse_event`] for its first event;
     /// - [`Error::LogfileBufferSizeOutOfRange`] when the logfile header's `BufferSize` is
-    ///   smaller than a buffer header or larger than the file.
+    ///   smaller than a buffer header or larger than [`MAX_BUFFER_SIZE`]. (It may be larger
+    ///   than the file: compressed buffers are stored shorter.)
     pub fn parse(bytes: &'a [u8]) -> Result<Self, Error> {
         let first = EtlBuffers::new(bytes)
             .next()
@@ -76,11 +81,11 @@ impl<'a> EtlFile<'a> {
             TraceLogfileHeader::parse_event(event.bytes)?;
         let buffer_size = logfile_header.buffer_size();
         let claimed = usize::try_from(buffer_size).unwrap_or(usize::MAX);
-        if claimed < WmiBufferHeader::LEN || claimed > bytes.len() {
+        if !(WmiBufferHeader::LEN..=MAX_BUFFER_SIZE).contains(&claimed) {
             return Err(Error::LogfileBufferSizeOutOfRange {
                 buffer_size,
                 min: WmiBufferHeader::LEN,
-                max: bytes.len(),
+                max: MAX_BUFFER_SIZE,
             });
         }
         Ok(Self {

@@ -116,7 +116,7 @@ pub use codes::{
     EventType, HeaderFamily, HeaderType, Level, MarkerFlags, WnodeFlags, MAX_MOF_FIELDS,
 };
 pub use error::{Error, GuidTextExpectation};
-pub use etl::{EtlBuffer, EtlBuffers, EtlFile};
+pub use etl::{EtlBuffer, EtlBuffers, EtlFile, MAX_BUFFER_SIZE};
 pub use etl_writer::{EtlHeader, EVENT_TRACE_FILE_MODE_SEQUENTIAL};
 pub use event_instance_guid_header::EventInstanceGuidHeader;
 pub use event_instance_header::EventInstanceHeader;
