@@ -731,8 +731,9 @@ mod tests {
             state ^= state << 17;
             state
         };
+        let rounds = if cfg!(miri) { 300 } else { 20_000 };
         let mut agreed = 0;
-        for _ in 0..20_000 {
+        for _ in 0..rounds {
             let len = usize::try_from(next() % 64).unwrap();
             let mut input: Vec<u8> = (0..len).map(|_| next().to_le_bytes()[0]).collect();
             if let Some(first) = input.get_mut(0..4) {
@@ -757,6 +758,9 @@ mod tests {
                 }
             }
         }
-        assert!(agreed > 1000, "only {agreed} inputs decoded");
+        assert!(
+            agreed > rounds / 20,
+            "only {agreed} of {rounds} inputs decoded"
+        );
     }
 }
