@@ -3,11 +3,13 @@
 //! ```text
 //! etwdump decode <LAYOUT> <HEX | @FILE> [--json]
 //! etwdump encode <LAYOUT> <JSON | @FILE>
+//! etwdump etl <FILE> [--json] [--summary]
 //! ```
 //! LAYOUT is one of trace-header, instance-header, instance-guid-header, event-trace32,
 //! event-trace64, instance-info32, instance-info64, mof-field, system-header, logfile-header32,
 //! logfile-header64.
 
+mod etl;
 mod fields;
 
 use std::process::ExitCode;
@@ -55,6 +57,18 @@ enum Command {
         /// The fields as a JSON object, or @FILE holding one
         json: String,
     },
+    /// Read an .etl file: its logfile header, then one line per event of every buffer
+    Etl {
+        /// The .etl file
+        file: String,
+        /// Print JSON lines: one object per event (keys of `decode --json` plus buffer, offset
+        /// and kind)
+        #[arg(long)]
+        json: bool,
+        /// Print only the number of buffers, events and events of each kind
+        #[arg(long)]
+        summary: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -87,6 +101,11 @@ fn run(cli: Cli) -> Result<(), String> {
             }
             Ok(())
         }
+        Command::Etl {
+            file,
+            json,
+            summary,
+        } => etl::run(&file, json, summary),
         Command::Encode { layout, json } => {
             let layout = parse_layout(&layout)?;
             let text = if let Some(path) = json.strip_prefix('@') {

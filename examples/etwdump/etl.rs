@@ -1,0 +1,197 @@
+//! `etwdump etl`: every buffer and event of an .etl file, as text lines or JSON lines.
+//!
+//! Event offsets count from the end of the buffer's 0x48-byte header, in the decompressed
+//! events of a compressed buffer (the offset dissect.etl's `Buffer.read_record` takes).
+
+use std::collections::BTreeMap;
+use std::io::{BufWriter, Write};
+
+use etw_classic::{EtlFile, Event, EventKind, HeaderType, SystemTraceHeader};
+use serde_json::{json, Map, Value};
+
+use crate::fields;
+
+/// The header type's name without its `TRACE_HEADER_TYPE_` prefix, or `0xNN`.
+pub fn kind_name(header_type: HeaderType) -> String {
+    header_type
+        .name()
+        .map_or_else(|| format!("0x{:02X}", header_type.0), str::to_owned)
+}
+
+/// What one event's line carries, decoded as far as its header type allows.
+fn event_json(buffer: usize, event: &Event<'_>) -> Map<String, Value> {
+    let mut map = Map::new();
+    map.insert("buffer".into(), json!(buffer));
+    map.insert("offset".into(), json!(event.offset));
+    map.insert("kind".into(), json!(kind_name(event.header_type)));
+    let decoded = match event.kind() {
+        EventKind::Full { header, .. } => fields::trace_header_json(&header),
+        EventKind::Instance { header, .. } => fields::instance_guid_header_json(&header),
+        EventKind::Other { header_type, bytes }
+            if matches!(header_type, HeaderType::SYSTEM32 | HeaderType::SYSTEM64) =>
+        {
+            match bytes.first_chunk::<{ SystemTraceHeader::LEN }>() {
+                Some(header) => fields::system_header_json(&SystemTraceHeader::from_bytes(header)),
+                None => Map::new(),
+            }
+        }
+        EventKind::Other { .. } => {
+            let mut map = Map::new();
+            map.insert("size".into(), json!(event.size));
+            map.insert("header_type".into(), json!(event.header_type.0));
+            map.insert("marker_flags".into(), json!(event.marker_flags.0));
+            map
+        }
+    };
+    map.extend(decoded);
+    map
+}
+
+/// One text line for an event: position, kind, size and the fields that say what it is.
+fn event_line(buffer: usize, event: &Event<'_>) -> String {
+    let position = format!(
+        "buffer {buffer:>4} offset {:#07x} {:<15} size {:>5}",
+        event.offset,
+        kind_name(event.header_type),
+        event.size
+    );
+    let header = match event.kind() {
+        EventKind::Full { header, .. } => header,
+        EventKind::Instance { header, .. } => {
+            let trace = header.header;
+            return format!(
+                "{position}  {} type {} level {} version {} tid {} pid {} time {} cpu {}/{} \
+                 instance {} parent {} {}",
+                trace.guid.guid(),
+                trace.class.event_type.0,
+                trace.class.level.0,
+                trace.class.version,
+                trace.thread_id,
+                trace.process_id,
+                trace.timestamp,
+                trace.times.kernel_time(),
+                trace.times.user_time(),
+                header.instance_id,
+                header.parent_instance_id,
+                header.parent_guid
+            );
+        }
+        EventKind::Other { .. } => return position,
+    };
+    format!(
+        "{position}  {} type {} level {} version {} tid {} pid {} time {} cpu {}/{}",
+        header.guid.guid(),
+        header.class.event_type.0,
+        header.class.level.0,
+        header.class.version,
+        header.thread_id,
+        header.process_id,
+        header.timestamp,
+        header.times.kernel_time(),
+        header.times.user_time()
+    )
+}
+
+/// Prints the file; returns an error message if any part of it could not be read (after
+/// printing everything that could).
+pub fn run(path: &str, json_output: bool, summary: bool) -> Result<(), String> {
+    let bytes = std::fs::read(path).map_err(|error| format!("cannot read {path}: {error}"))?;
+    let file = EtlFile::parse(&bytes).map_err(|error| format!("{path}: {error}"))?;
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    let write_error = |error: std::io::Error| format!("cannot write the output: {error}");
+
+    if !summary {
+        let header = &file.logfile_header;
+        if json_output {
+            let line = json!({
+                "kind": "LOGFILE_HEADER",
+                "system_header": fields::system_header_json(&file.system_header),
+                "logfile_header": fields::logfile_header_json(header),
+                "logger_name": file.names.logger_name.to_string(),
+                "log_file_name": file.names.log_file_name.to_string(),
+            });
+            writeln!(out, "{line}").map_err(write_error)?;
+        } else {
+            writeln!(
+                out,
+                "logfile header: logger {:?}, file {:?}, {} logger, buffer size {}, {} buffers \
+                 written, {} events lost, {} buffers lost, clock {:?}, timer resolution {} \
+                 (100 ns), start {}, end {}, perf freq {}",
+                file.names.logger_name.to_string(),
+                file.names.log_file_name.to_string(),
+                file.bitness(),
+                header.buffer_size(),
+                header.buffers_written(),
+                header.events_lost(),
+                header.buffers_lost(),
+                header.reserved_flags(),
+                header.timer_resolution(),
+                header.start_time(),
+                header.end_time(),
+                header.perf_freq()
+            )
+            .map_err(write_error)?;
+        }
+    }
+
+    let mut scratch = vec![0u8; file.buffer_size()];
+    let mut kinds = BTreeMap::<String, u64>::new();
+    let (mut buffers, mut events) = (0u64, 0u64);
+    let mut problems = Vec::new();
+    for buffer in file.buffers() {
+        let buffer = match buffer {
+            Ok(buffer) => buffer,
+            Err(error) => {
+                problems.push(error.to_string());
+                break;
+            }
+        };
+        buffers += 1;
+        let trace_buffer = match buffer.trace_buffer(&mut scratch) {
+            Ok(trace_buffer) => trace_buffer,
+            Err(error) => {
+                problems.push(format!("buffer {}: {error}", buffer.index));
+                continue;
+            }
+        };
+        for event in trace_buffer.events() {
+            let event = match event {
+                Ok(event) => event,
+                Err(error) => {
+                    problems.push(format!("buffer {}: {error}", buffer.index));
+                    break;
+                }
+            };
+            events += 1;
+            *kinds.entry(kind_name(event.header_type)).or_default() += 1;
+            if summary {
+                continue;
+            }
+            if json_output {
+                writeln!(out, "{}", Value::Object(event_json(buffer.index, &event)))
+            } else {
+                writeln!(out, "{}", event_line(buffer.index, &event))
+            }
+            .map_err(write_error)?;
+        }
+    }
+
+    if summary {
+        if json_output {
+            let line = json!({ "buffers": buffers, "events": events, "kinds": kinds });
+            writeln!(out, "{line}").map_err(write_error)?;
+        } else {
+            writeln!(out, "{buffers} buffers, {events} events").map_err(write_error)?;
+            for (kind, count) in &kinds {
+                writeln!(out, "{kind:>15} {count:>8}").map_err(write_error)?;
+            }
+        }
+    }
+    out.flush().map_err(write_error)?;
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{path}: {}", problems.join("; ")))
+    }
+}
