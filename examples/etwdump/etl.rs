@@ -27,14 +27,13 @@ fn event_json(buffer: usize, event: &Event<'_>) -> Map<String, Value> {
     let decoded = match event.kind() {
         EventKind::Full { header, .. } => fields::trace_header_json(&header),
         EventKind::Instance { header, .. } => fields::instance_guid_header_json(&header),
-        EventKind::Other { header_type, bytes }
-            if matches!(header_type, HeaderType::SYSTEM32 | HeaderType::SYSTEM64) =>
-        {
-            match bytes.first_chunk::<{ SystemTraceHeader::LEN }>() {
-                Some(header) => fields::system_header_json(&SystemTraceHeader::from_bytes(header)),
-                None => Map::new(),
-            }
-        }
+        EventKind::Other {
+            header_type: HeaderType::SYSTEM32 | HeaderType::SYSTEM64,
+            bytes,
+        } => match bytes.first_chunk::<{ SystemTraceHeader::LEN }>() {
+            Some(header) => fields::system_header_json(&SystemTraceHeader::from_bytes(header)),
+            None => Map::new(),
+        },
         EventKind::Other { .. } => {
             let mut map = Map::new();
             map.insert("size".into(), json!(event.size));
