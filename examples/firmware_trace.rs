@@ -7,16 +7,26 @@
 //! `Stage`) with START, CHECKPOINT and END events at several levels; the buffers fill up and are
 //! handed over one by one, as a firmware would copy them to flash or a debug port.
 //!
-//! Run it with `cargo run --example firmware_trace`.
+//! Run it with `cargo run --example firmware_trace`; add `-- --etl OUT` to also write the
+//! buffers as an .etl file (a first buffer with the logfile header, then the trace buffers).
 
 use std::collections::BTreeMap;
 
+use clap::Parser;
 use etw_classic::{
-    filetime_to_unix, Bitness, Class, DeliveredEvent, EventData, EventInstanceHeader,
-    EventInstanceInfo, EventTraceHeader, EventType, Guid, GuidOrPtr, InstanceKey, InstanceTree,
-    Level, Provider, Session, SteppingContext, TimesOrFlags, TraceBuffer, TraceError, Traced,
-    WnodeFlags,
+    filetime_to_unix, Bitness, Class, ClockType, DeliveredEvent, EtlHeader, EventData,
+    EventInstanceHeader, EventInstanceInfo, EventTraceHeader, EventType, Guid, GuidOrPtr,
+    InstanceKey, InstanceTree, Level, Provider, Session, SteppingContext, TimesOrFlags,
+    TraceBuffer, TraceError, Traced, VersionDetail, WnodeFlags,
 };
+
+/// Trace a simulated boot into fixed-size buffers and print the event tree read back from them.
+#[derive(Parser)]
+struct Args {
+    /// Also write the buffers as an .etl file
+    #[arg(long, value_name = "OUT")]
+    etl: Option<std::path::PathBuf>,
+}
 
 /// The event trace class of the whole boot.
 const BOOT_CLASS: Guid = Guid::from_fields(
@@ -291,9 +301,56 @@ fn print_instance(
     }
 }
 
+/// The .etl file: the logfile header's buffer, then every buffer the session handed over.
+fn etl_file(firmware: &Firmware, file_name: &str) -> Result<Vec<u8>, etw_classic::Error> {
+    let stats = firmware.session.stats();
+    let header = EtlHeader {
+        bitness: BITNESS,
+        buffer_size: BUFFER_SIZE as u32,
+        buffers_written: 1 + firmware.stored.len() as u32,
+        events_lost: stats.events_lost,
+        buffers_lost: stats.buffers_lost,
+        number_of_processors: 1,
+        cpu_speed_in_mhz: 64,
+        timer_resolution: 156_250,
+        clock_type: ClockType::SYSTEM_TIME,
+        perf_freq: 10_000_000,
+        start_time: BOOT_TIME,
+        end_time: firmware.clock.now,
+        boot_time: BOOT_TIME,
+        version: VersionDetail {
+            major_version: 10,
+            minor_version: 0,
+            sub_version: 0,
+            sub_minor_version: 0,
+        },
+        provider_version: 0,
+        logger_id: firmware.session.logger_id(),
+        logger_name: "firmware_trace",
+        log_file_name: file_name,
+    };
+    let mut file = vec![0; BUFFER_SIZE];
+    header.write_first_buffer(&mut file)?;
+    for buffer in &firmware.stored {
+        file.extend_from_slice(buffer);
+    }
+    Ok(file)
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args = Args::parse();
     let mut firmware = Firmware::new()?;
     firmware.boot()?;
+    if let Some(path) = &args.etl {
+        let file = etl_file(&firmware, &path.display().to_string())?;
+        std::fs::write(path, &file)?;
+        println!(
+            "wrote {} ({} bytes, {} buffers)",
+            path.display(),
+            file.len(),
+            file.len() / BUFFER_SIZE
+        );
+    }
     let stats = firmware.session.stats();
     let start = filetime_to_unix(BOOT_TIME);
     println!(

@@ -43,6 +43,9 @@ pub struct EtlHeader<'a> {
     pub buffers_lost: u32,
     /// `NumberOfProcessors`.
     pub number_of_processors: u32,
+    /// `CpuSpeedInMHz`: the processor's clock. Readers divide by it to scale CPU-cycle time
+    /// stamps (dissect.etl does so whatever the clock type), so give the real, non-zero value.
+    pub cpu_speed_in_mhz: u32,
     /// `TimerResolution`, in 100 ns units (156,250 is Windows' default 15.625 ms tick): the
     /// unit of `KernelTime`/`UserTime`.
     pub timer_resolution: u32,
@@ -160,7 +163,8 @@ impl EtlHeader<'_> {
 
     fn emit_logfile_header<'o>(&self, out: &'o mut [u8]) -> Result<&'o mut [u8], Error> {
         let pointer_size = u32::try_from(self.bitness.pointer_len()).unwrap_or_default();
-        let log_instance = LogInstance::from_counts(1, pointer_size, self.events_lost, 0);
+        let log_instance =
+            LogInstance::from_counts(1, pointer_size, self.events_lost, self.cpu_speed_in_mhz);
         macro_rules! logfile_header {
             ($type:ident) => {
                 $type {

@@ -1,7 +1,8 @@
 //! `etwdump etl`: every buffer and event of an .etl file, as text lines or JSON lines.
 //!
 //! Event offsets count from the end of the buffer's 0x48-byte header, in the decompressed
-//! events of a compressed buffer (the offset dissect.etl's `Buffer.read_record` takes).
+//! events of a compressed buffer (the offset dissect.etl's `Buffer.read_record` takes). The
+//! JSON lines of classic events also carry their data as hex under `data`.
 
 use std::collections::BTreeMap;
 use std::io::{BufWriter, Write};
@@ -25,8 +26,10 @@ fn event_json(buffer: usize, event: &Event<'_>) -> Map<String, Value> {
     map.insert("offset".into(), json!(event.offset));
     map.insert("kind".into(), json!(kind_name(event.header_type)));
     let decoded = match event.kind() {
-        EventKind::Full { header, .. } => fields::trace_header_json(&header),
-        EventKind::Instance { header, .. } => fields::instance_guid_header_json(&header),
+        EventKind::Full { header, data } => with_data(fields::trace_header_json(&header), data),
+        EventKind::Instance { header, data } => {
+            with_data(fields::instance_guid_header_json(&header), data)
+        }
         EventKind::Other {
             header_type: HeaderType::SYSTEM32 | HeaderType::SYSTEM64,
             bytes,
@@ -43,6 +46,13 @@ fn event_json(buffer: usize, event: &Event<'_>) -> Map<String, Value> {
         }
     };
     map.extend(decoded);
+    map
+}
+
+/// `map` with the event data as lowercase hex under `data`.
+fn with_data(mut map: Map<String, Value>, data: &[u8]) -> Map<String, Value> {
+    let hex: String = data.iter().map(|byte| format!("{byte:02x}")).collect();
+    map.insert("data".into(), json!(hex));
     map
 }
 
