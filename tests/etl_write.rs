@@ -164,7 +164,7 @@ fn first_buffer_bytes_at_the_layout_offsets() {
     let u16_at = |at: usize| u16::from_le_bytes(buffer[at..at + 2].try_into().unwrap());
     let u32_at = |at: usize| u32::from_le_bytes(buffer[at..at + 4].try_into().unwrap());
     // "boot" and "boot.etl" with their NULs: 10 + 18 bytes after 0x20 + 0x118.
-    let size = 0x20 + 0x118 + 10 + 18;
+    let size: usize = 0x20 + 0x118 + 10 + 18;
     let end = (0x48 + size).next_multiple_of(8);
     assert_eq!(u32_at(0x00), 0x400, "BufferSize");
     assert_eq!(u32_at(0x04), u32::try_from(end).unwrap(), "SavedOffset");
