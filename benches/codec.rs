@@ -642,11 +642,11 @@ fn print_summary(since: SystemTime) {
     println!("Summary (criterion's median per iteration, this run):");
     println!();
     println!(
-        "| {:<32} | {:>9} | {:>9} | {:>9} | {:>10} | {:>13} |",
+        "| {:<36} | {:>9} | {:>9} | {:>9} | {:>10} | {:>13} |",
         "operation", "ours ns", "copy ns", "cursor ns", "ours/copy", "ours/cursor"
     );
     println!(
-        "|{:-<34}|{:->11}|{:->11}|{:->11}|{:->12}|{:->15}|",
+        "|{:-<38}|{:->11}|{:->11}|{:->11}|{:->12}|{:->15}|",
         "", "", "", "", "", ""
     );
     for name in [
@@ -662,7 +662,7 @@ fn print_summary(since: SystemTime) {
             let copy = median_ns(&home, since, &group, "raw_copy");
             let cursor = median_ns(&home, since, &group, "byteorder_cursor");
             println!(
-                "| {:<32} | {:>9} | {:>9} | {:>9} | {:>10} | {:>13} |",
+                "| {:<36} | {:>9} | {:>9} | {:>9} | {:>10} | {:>13} |",
                 format!("{name}::{method}"),
                 ns(ours),
                 ns(copy),
@@ -675,17 +675,17 @@ fn print_summary(since: SystemTime) {
     let memcpy = median_ns(&home, since, "walk_1MiB", "memcpy");
     println!();
     println!(
-        "| {:<32} | {:>12} | {:>12} | {:>12} |",
+        "| {:<36} | {:>12} | {:>12} | {:>12} |",
         "walk of 1 MiB", "ours us", "memcpy us", "ours/memcpy"
     );
-    println!("|{:-<34}|{:->14}|{:->14}|{:->14}|", "", "", "", "");
+    println!("|{:-<38}|{:->14}|{:->14}|{:->14}|", "", "", "", "");
     for (label, function) in [
         ("Events (header_type, size)", "events"),
         ("Events + Event::kind", "events_kind"),
     ] {
         let ours = median_ns(&home, since, "walk_1MiB", function);
         println!(
-            "| {:<32} | {:>12} | {:>12} | {:>12} |",
+            "| {:<36} | {:>12} | {:>12} | {:>12} |",
             label,
             ns(ours.map(|value| value / 1e3)),
             ns(memcpy.map(|value| value / 1e3)),
