@@ -20,6 +20,7 @@ use crate::{EventType, Level};
 /// assert_eq!(class, Class { event_type: EventType(10), level: Level::INFORMATION, version: 2 });
 /// assert_eq!(u32::from(class), 0x0002_040A);
 /// ```
+#[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Class {
@@ -42,6 +43,7 @@ impl Class {
     }
 
     /// Splits the `Version` roll-up into its members.
+    #[inline]
     pub const fn from_roll_up(roll_up: u32) -> Self {
         let [event_type, level, version_low, version_high] = roll_up.to_le_bytes();
         Self {
@@ -52,6 +54,7 @@ impl Class {
     }
 
     /// The `Version` roll-up of the members.
+    #[inline]
     pub const fn roll_up(self) -> u32 {
         let [version_low, version_high] = self.version.to_le_bytes();
         u32::from_le_bytes([self.event_type.0, self.level.0, version_low, version_high])

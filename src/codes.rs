@@ -217,6 +217,7 @@ impl HeaderType {
 
     /// The length of the fixed header this type starts with, `None` for types that are unused
     /// or whose header length is not fixed.
+    #[inline]
     pub const fn fixed_len(self) -> Option<usize> {
         match self {
             Self::SYSTEM32 | Self::SYSTEM64 => Some(0x20),
@@ -231,6 +232,7 @@ impl HeaderType {
     }
 
     /// Where `Size` sits in a header of this type, `None` for unused or unknown types.
+    #[inline]
     pub const fn family(self) -> Option<HeaderFamily> {
         match self {
             Self::SYSTEM32

@@ -38,6 +38,7 @@ const _: () = assert!(offset::WHOLE.end() == EventInstanceGuidHeader::LEN);
 /// `HeaderType` 0x0B (`INSTANCE32`) means 32-bit event data follows, 0x15 (`INSTANCE64`) 64-bit.
 /// [`parse`](Self::parse) checks marker flags 0xC0, one of those two types, and a `Size` of at
 /// least 0x48.
+#[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct EventInstanceGuidHeader {
@@ -58,10 +59,17 @@ impl EventInstanceGuidHeader {
     pub const LAYOUT: Layout = Layout::EventInstanceGuidHeader;
 
     /// Decodes any 0x48 bytes; nothing is checked and nothing is lost.
+    #[inline]
     pub fn from_bytes(bytes: &[u8; Self::LEN]) -> Self {
-        let read = Reader::new(bytes);
+        Self::read(&Reader::new(bytes))
+    }
+
+    /// Decodes the members from the first 0x48 bytes `read` covers: this header alone, or the
+    /// start of an `EVENT_TRACE`. Reads in place, with no copy of the bytes.
+    #[inline]
+    pub(crate) fn read(read: &Reader<'_>) -> Self {
         Self {
-            header: EventTraceHeader::from_bytes(&read.bytes(offset::HEADER)),
+            header: EventTraceHeader::read(read),
             instance_id: read.u32(offset::INSTANCE_ID),
             parent_instance_id: read.u32(offset::PARENT_INSTANCE_ID),
             parent_guid: read.guid(offset::PARENT_GUID),
@@ -69,14 +77,20 @@ impl EventInstanceGuidHeader {
     }
 
     /// Encodes every member; `from_bytes(&h.to_bytes()) == h` for every `h`.
+    #[inline]
     pub fn to_bytes(&self) -> [u8; Self::LEN] {
         let mut bytes = [0; Self::LEN];
-        let mut write = Writer::new(&mut bytes);
-        write.bytes(offset::HEADER, self.header.to_bytes());
+        self.write(&mut Writer::new(&mut bytes));
+        bytes
+    }
+
+    /// Encodes the members into the first 0x48 bytes `write` covers (see [`Self::read`]).
+    #[inline]
+    pub(crate) fn write(&self, write: &mut Writer<'_>) {
+        self.header.write(write);
         write.u32(offset::INSTANCE_ID, self.instance_id);
         write.u32(offset::PARENT_INSTANCE_ID, self.parent_instance_id);
         write.guid(offset::PARENT_GUID, self.parent_guid);
-        bytes
     }
 
     /// Reads the header at the start of `input` as a trace buffer holds it, and returns it with

@@ -39,6 +39,7 @@ const _: () = assert!(offset::PARENT_REG_HANDLE.end() == EventInstanceHeader::LE
 /// [`EventInstanceGuidHeader`](crate::EventInstanceGuidHeader)), so [`parse`](Self::parse) checks
 /// only the length: `HeaderType` and `MarkerFlags` are "Reserved", and `Size` and `Flags` are
 /// `TraceEventInstance`'s to check.
+#[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct EventInstanceHeader {
@@ -79,6 +80,7 @@ impl EventInstanceHeader {
     pub const LAYOUT: Layout = Layout::EventInstanceHeader;
 
     /// Decodes any 0x38 bytes; nothing is checked and nothing is lost.
+    #[inline]
     pub fn from_bytes(bytes: &[u8; Self::LEN]) -> Self {
         let read = Reader::new(bytes);
         Self {
@@ -98,6 +100,7 @@ impl EventInstanceHeader {
     }
 
     /// Encodes every member; `from_bytes(&h.to_bytes()) == h` for every `h`.
+    #[inline]
     pub fn to_bytes(&self) -> [u8; Self::LEN] {
         let mut bytes = [0; Self::LEN];
         let mut write = Writer::new(&mut bytes);

@@ -42,6 +42,7 @@ const _: () = assert!(offset64::BUFFER_CONTEXT.end() == EventTrace::LEN);
 /// | 0x4C | 4 | `MofLength` | [`mof_length`](Self::mof_length) |
 /// | 0x50 | 4 | `ClientContext` \| `BufferContext` | [`buffer_context`](Self::buffer_context) |
 /// | 0x54 | 4 | (tail padding) | [`tail_padding`](Self::tail_padding) |
+#[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct EventTrace32 {
@@ -76,6 +77,7 @@ pub struct EventTrace32 {
 /// | 0x48 | 8 | `MofData` | [`mof_data`](Self::mof_data) |
 /// | 0x50 | 4 | `MofLength` | [`mof_length`](Self::mof_length) |
 /// | 0x54 | 4 | `ClientContext` \| `BufferContext` | [`buffer_context`](Self::buffer_context) |
+#[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct EventTrace64 {
@@ -102,9 +104,10 @@ impl EventTrace32 {
     pub const LAYOUT: Layout = Layout::EventTrace32;
 
     /// Decodes any 0x58 bytes; nothing is checked and nothing is lost.
+    #[inline]
     pub fn from_bytes(bytes: &[u8; Self::LEN]) -> Self {
         let read = Reader::new(bytes);
-        let first = EventInstanceGuidHeader::from_bytes(&read.bytes(instance::WHOLE));
+        let first = EventInstanceGuidHeader::read(&read);
         Self {
             header: first.header,
             instance_id: first.instance_id,
@@ -118,10 +121,11 @@ impl EventTrace32 {
     }
 
     /// Encodes every member; `from_bytes(&t.to_bytes()) == t` for every `t`.
+    #[inline]
     pub fn to_bytes(&self) -> [u8; Self::LEN] {
         let mut bytes = [0; Self::LEN];
         let mut write = Writer::new(&mut bytes);
-        write.bytes(instance::WHOLE, self.instance_header().to_bytes());
+        self.instance_header().write(&mut write);
         write.u32(offset32::MOF_DATA, self.mof_data);
         write.u32(offset32::MOF_LENGTH, self.mof_length);
         write.bytes(offset32::BUFFER_CONTEXT, self.buffer_context.0);
@@ -130,6 +134,7 @@ impl EventTrace32 {
     }
 
     /// The first 0x48 bytes, which are an `EVENT_INSTANCE_GUID_HEADER`.
+    #[inline]
     pub fn instance_header(&self) -> EventInstanceGuidHeader {
         EventInstanceGuidHeader {
             header: self.header,
@@ -147,9 +152,10 @@ impl EventTrace64 {
     pub const LAYOUT: Layout = Layout::EventTrace64;
 
     /// Decodes any 0x58 bytes; nothing is checked and nothing is lost.
+    #[inline]
     pub fn from_bytes(bytes: &[u8; Self::LEN]) -> Self {
         let read = Reader::new(bytes);
-        let first = EventInstanceGuidHeader::from_bytes(&read.bytes(instance::WHOLE));
+        let first = EventInstanceGuidHeader::read(&read);
         Self {
             header: first.header,
             instance_id: first.instance_id,
@@ -162,10 +168,11 @@ impl EventTrace64 {
     }
 
     /// Encodes every member; `from_bytes(&t.to_bytes()) == t` for every `t`.
+    #[inline]
     pub fn to_bytes(&self) -> [u8; Self::LEN] {
         let mut bytes = [0; Self::LEN];
         let mut write = Writer::new(&mut bytes);
-        write.bytes(instance::WHOLE, self.instance_header().to_bytes());
+        self.instance_header().write(&mut write);
         write.u64(offset64::MOF_DATA, self.mof_data);
         write.u32(offset64::MOF_LENGTH, self.mof_length);
         write.bytes(offset64::BUFFER_CONTEXT, self.buffer_context.0);
@@ -173,6 +180,7 @@ impl EventTrace64 {
     }
 
     /// The first 0x48 bytes, which are an `EVENT_INSTANCE_GUID_HEADER`.
+    #[inline]
     pub fn instance_header(&self) -> EventInstanceGuidHeader {
         EventInstanceGuidHeader {
             header: self.header,
@@ -255,6 +263,7 @@ impl EventTrace {
     }
 
     /// Decodes any 0x58 bytes in the layout of `bitness`; nothing is checked and nothing is lost.
+    #[inline]
     pub fn from_bytes(bytes: &[u8; Self::LEN], bitness: Bitness) -> Self {
         match bitness {
             Bitness::Bits32 => Self::Bits32(EventTrace32::from_bytes(bytes)),
@@ -263,6 +272,7 @@ impl EventTrace {
     }
 
     /// Encodes every member in the value's own layout.
+    #[inline]
     pub fn to_bytes(&self) -> [u8; Self::LEN] {
         match self {
             Self::Bits32(trace) => trace.to_bytes(),
@@ -308,6 +318,7 @@ impl EventTrace {
     }
 
     /// The first 0x48 bytes: `Header`, `InstanceId`, `ParentInstanceId`, `ParentGuid`.
+    #[inline]
     pub fn instance_header(&self) -> EventInstanceGuidHeader {
         match self {
             Self::Bits32(trace) => trace.instance_header(),

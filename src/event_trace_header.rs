@@ -40,6 +40,7 @@ const _: () = assert!(offset::PROCESSOR_TIME.end() == EventTraceHeader::LEN);
 /// them back unchanged. [`parse`](Self::parse) reads the header as it appears in a trace buffer
 /// and checks it is one: marker flags 0xC0, header type `FULL_HEADER32` or `FULL_HEADER64`, and
 /// a `Size` that covers the header.
+#[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct EventTraceHeader {
@@ -72,8 +73,15 @@ impl EventTraceHeader {
     pub const LAYOUT: Layout = Layout::EventTraceHeader;
 
     /// Decodes any 0x30 bytes; nothing is checked and nothing is lost.
+    #[inline]
     pub fn from_bytes(bytes: &[u8; Self::LEN]) -> Self {
-        let read = Reader::new(bytes);
+        Self::read(&Reader::new(bytes))
+    }
+
+    /// Decodes the members from the first 0x30 bytes `read` covers: this header alone, or the
+    /// start of a struct that embeds it. Reads in place, with no copy of the bytes.
+    #[inline]
+    pub(crate) fn read(read: &Reader<'_>) -> Self {
         Self {
             size: read.u16(offset::SIZE),
             header_type: HeaderType(read.u8(offset::HEADER_TYPE)),
@@ -88,9 +96,16 @@ impl EventTraceHeader {
     }
 
     /// Encodes every member; `from_bytes(&h.to_bytes()) == h` for every `h`.
+    #[inline]
     pub fn to_bytes(&self) -> [u8; Self::LEN] {
         let mut bytes = [0; Self::LEN];
-        let mut write = Writer::new(&mut bytes);
+        self.write(&mut Writer::new(&mut bytes));
+        bytes
+    }
+
+    /// Encodes the members into the first 0x30 bytes `write` covers (see [`Self::read`]).
+    #[inline]
+    pub(crate) fn write(&self, write: &mut Writer<'_>) {
         write.u16(offset::SIZE, self.size);
         write.u8(offset::HEADER_TYPE, self.header_type.0);
         write.u8(offset::MARKER_FLAGS, self.marker_flags.0);
@@ -100,7 +115,6 @@ impl EventTraceHeader {
         write.i64(offset::TIME_STAMP, self.timestamp);
         write.bytes(offset::GUID, self.guid.0);
         write.bytes(offset::PROCESSOR_TIME, self.times.0);
-        bytes
     }
 
     /// Reads the header at the start of `input` as a trace buffer holds it, and returns it with

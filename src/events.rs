@@ -15,6 +15,9 @@ pub const DEFAULT_TRACE_ALIGNMENT: usize = 8;
 /// The `u32` that stands where a header would start once a buffer's events have ended.
 const END_OF_EVENTS: u32 = 0xFFFF_FFFF;
 
+/// Where `Size` sits in a version-first header (`SYSTEM`, `COMPACT`, `PERFINFO`).
+const VERSION_FIRST_SIZE_AT: usize = 4;
+
 /// The smallest `Size` any event may have: the four marker bytes. A smaller `Size` (0 in
 /// particular) could never advance a walk.
 const MIN_EVENT_SIZE: usize = 4;
@@ -84,6 +87,7 @@ impl<'a> Events<'a> {
 impl<'a> Iterator for Events<'a> {
     type Item = Result<Event<'a>, Error>;
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         let offset = self.next.take()?;
         let item = read_event(self.bytes.get(offset..)?, offset)?;
@@ -100,6 +104,7 @@ impl FusedIterator for Events<'_> {}
 
 /// Recognises the event at the start of `rest` (which is at `offset`); `None` at the end of the
 /// events.
+#[inline]
 fn read_event(rest: &[u8], offset: usize) -> Option<Result<Event<'_>, Error>> {
     let marker = *rest.first_chunk::<4>()?;
     let found = u32::from_le_bytes(marker);
@@ -109,6 +114,7 @@ fn read_event(rest: &[u8], offset: usize) -> Option<Result<Event<'_>, Error>> {
     Some(recognise(rest, offset, marker, found))
 }
 
+#[inline]
 fn recognise(rest: &[u8], offset: usize, marker: [u8; 4], found: u32) -> Result<Event<'_>, Error> {
     let [_, _, type_byte, flags_byte] = marker;
     let marker_flags = MarkerFlags(flags_byte);
@@ -125,20 +131,23 @@ fn recognise(rest: &[u8], offset: usize, marker: [u8; 4], found: u32) -> Result<
         })?;
         (header_type, family)
     };
-    let size_at = match family {
-        HeaderFamily::SizeFirst => 0,
-        HeaderFamily::VersionFirst => 4,
+    let size = match family {
+        // The marker's first two bytes: no second read on the walk's critical path.
+        HeaderFamily::SizeFirst => {
+            let [low, high, _, _] = marker;
+            u16::from_le_bytes([low, high])
+        }
+        HeaderFamily::VersionFirst => rest
+            .get(VERSION_FIRST_SIZE_AT..)
+            .and_then(|tail| tail.first_chunk::<2>())
+            .map(|raw| u16::from_le_bytes(*raw))
+            .ok_or(Error::EventHeaderTruncated {
+                offset,
+                header_type,
+                needed: VERSION_FIRST_SIZE_AT.saturating_add(2),
+                available: rest.len(),
+            })?,
     };
-    let size = rest
-        .get(size_at..)
-        .and_then(|tail| tail.first_chunk::<2>())
-        .map(|raw| u16::from_le_bytes(*raw))
-        .ok_or(Error::EventHeaderTruncated {
-            offset,
-            header_type,
-            needed: size_at.saturating_add(2),
-            available: rest.len(),
-        })?;
     let min_size = header_type
         .fixed_len()
         .unwrap_or_default()
@@ -191,6 +200,7 @@ impl<'a> Event<'a> {
     ///
     /// The choice follows [`header_type`](Self::header_type) alone; the header is decoded as
     /// `from_bytes` does, without the marker-flags check of `parse`.
+    #[inline]
     pub fn kind(&self) -> EventKind<'a> {
         match self.header_type {
             HeaderType::FULL_HEADER32 | HeaderType::FULL_HEADER64 => {

@@ -20,6 +20,7 @@ use crate::Error;
 /// assert_eq!(format!("{guid}"), "3d6fa8d0-fe05-11d0-9dda-00c04fd7ba7c");
 /// # Ok::<(), etw_classic::Error>(())
 /// ```
+#[repr(C)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct Guid {
     /// `Data1`
@@ -58,6 +59,7 @@ impl Guid {
     }
 
     /// Decodes the 16 bytes of a `GUID` as Windows lays it out in memory.
+    #[inline]
     pub fn from_bytes_le(bytes: [u8; 16]) -> Self {
         let [a0, a1, a2, a3, b0, b1, c0, c1, d4 @ ..] = bytes;
         Self {
@@ -69,6 +71,7 @@ impl Guid {
     }
 
     /// Encodes the GUID as Windows lays it out in memory.
+    #[inline]
     pub fn to_bytes_le(self) -> [u8; 16] {
         let mut bytes = [0; 16];
         let (data1, tail) = bytes.split_at_mut(4);

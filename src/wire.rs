@@ -43,10 +43,12 @@ pub(crate) struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
+    #[inline]
     pub(crate) const fn new<const LEN: usize>(bytes: &'a [u8; LEN]) -> Self {
         Self { bytes }
     }
 
+    #[inline]
     pub(crate) fn bytes<const N: usize>(&self, field: Field<N>) -> [u8; N] {
         self.bytes
             .get(field.offset..)
@@ -55,27 +57,33 @@ impl<'a> Reader<'a> {
             .unwrap_or([0; N])
     }
 
+    #[inline]
     pub(crate) fn u8(&self, field: Field<1>) -> u8 {
         let [byte] = self.bytes(field);
         byte
     }
 
+    #[inline]
     pub(crate) fn u16(&self, field: Field<2>) -> u16 {
         LittleEndian::read_u16(&self.bytes(field))
     }
 
+    #[inline]
     pub(crate) fn u32(&self, field: Field<4>) -> u32 {
         LittleEndian::read_u32(&self.bytes(field))
     }
 
+    #[inline]
     pub(crate) fn u64(&self, field: Field<8>) -> u64 {
         LittleEndian::read_u64(&self.bytes(field))
     }
 
+    #[inline]
     pub(crate) fn i64(&self, field: Field<8>) -> i64 {
         LittleEndian::read_i64(&self.bytes(field))
     }
 
+    #[inline]
     pub(crate) fn guid(&self, field: Field<16>) -> Guid {
         Guid::from_bytes_le(self.bytes(field))
     }
@@ -87,10 +95,12 @@ pub(crate) struct Writer<'a> {
 }
 
 impl<'a> Writer<'a> {
+    #[inline]
     pub(crate) fn new<const LEN: usize>(bytes: &'a mut [u8; LEN]) -> Self {
         Self { bytes }
     }
 
+    #[inline]
     pub(crate) fn bytes<const N: usize>(&mut self, field: Field<N>, value: [u8; N]) {
         if let Some(slot) = self
             .bytes
@@ -101,40 +111,47 @@ impl<'a> Writer<'a> {
         }
     }
 
+    #[inline]
     pub(crate) fn u8(&mut self, field: Field<1>, value: u8) {
         self.bytes(field, [value]);
     }
 
+    #[inline]
     pub(crate) fn u16(&mut self, field: Field<2>, value: u16) {
         let mut raw = [0; 2];
         LittleEndian::write_u16(&mut raw, value);
         self.bytes(field, raw);
     }
 
+    #[inline]
     pub(crate) fn u32(&mut self, field: Field<4>, value: u32) {
         let mut raw = [0; 4];
         LittleEndian::write_u32(&mut raw, value);
         self.bytes(field, raw);
     }
 
+    #[inline]
     pub(crate) fn u64(&mut self, field: Field<8>, value: u64) {
         let mut raw = [0; 8];
         LittleEndian::write_u64(&mut raw, value);
         self.bytes(field, raw);
     }
 
+    #[inline]
     pub(crate) fn i64(&mut self, field: Field<8>, value: i64) {
         let mut raw = [0; 8];
         LittleEndian::write_i64(&mut raw, value);
         self.bytes(field, raw);
     }
 
+    #[inline]
     pub(crate) fn guid(&mut self, field: Field<16>, value: Guid) {
         self.bytes(field, value.to_bytes_le());
     }
 }
 
 /// Splits the first `LEN` bytes off `input` for `layout`, or says how many were missing.
+#[inline]
 pub(crate) fn split_prefix<const LEN: usize>(
     layout: Layout,
     input: &[u8],
@@ -148,6 +165,7 @@ pub(crate) fn split_prefix<const LEN: usize>(
 
 /// Copies `encoded` to the front of `out` and returns the rest of `out`; writes nothing when
 /// `out` is too small.
+#[inline]
 pub(crate) fn emit_prefix<const LEN: usize>(
     layout: Layout,
     encoded: [u8; LEN],
@@ -237,6 +255,7 @@ macro_rules! fixed_layout_entry_points {
             ///
             /// # Errors
             /// [`Error::Truncated`](crate::Error::Truncated) when `input` is shorter than [`Self::LEN`].
+            #[inline]
             pub fn parse(input: &[u8]) -> Result<(Self, &[u8]), crate::Error> {
                 let (bytes, rest) =
                     crate::wire::split_prefix::<{ Self::LEN }>(Self::LAYOUT, input)?;
@@ -252,6 +271,7 @@ macro_rules! fixed_layout_entry_points {
             /// # Errors
             /// [`Error::OutputTooSmall`](crate::Error::OutputTooSmall) when `out` is shorter than
             /// [`Self::LEN`]; nothing is written then.
+            #[inline]
             pub fn emit<'o>(&self, out: &'o mut [u8]) -> Result<&'o mut [u8], crate::Error> {
                 crate::wire::emit_prefix(Self::LAYOUT, self.to_bytes(), out)
             }
