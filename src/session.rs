@@ -81,7 +81,7 @@ pub struct SessionStats {
 ///
 /// `BUFFER_SIZE` must be a multiple of 8, more than 0x48 + 72 and at most `u32::MAX`, and
 /// `BUFFER_COUNT` at least 1; other values fail to compile.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Session<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> {
     buffers: [[u8; BUFFER_SIZE]; BUFFER_COUNT],
     slots: [Slot; BUFFER_COUNT],
@@ -406,6 +406,41 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> Session<BUFFER_SIZE, B
             }
             None => false,
         }
+    }
+}
+
+/// The session's state without the buffers' bytes.
+impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> core::fmt::Debug
+    for Session<BUFFER_SIZE, BUFFER_COUNT>
+{
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Session")
+            .field("buffer_size", &BUFFER_SIZE)
+            .field("slots", &self.slots)
+            .field("logger_id", &self.logger_id)
+            .field("processor_number", &self.processor_number)
+            .field("enable_level", &self.enable_level)
+            .field("next_sequence_number", &self.next_sequence_number)
+            .field("stats", &self.stats)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The session's state without the buffers' bytes.
+#[cfg(feature = "defmt")]
+impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> defmt::Format
+    for Session<BUFFER_SIZE, BUFFER_COUNT>
+{
+    fn format(&self, f: defmt::Formatter) {
+        defmt::write!(
+            f,
+            "Session {{ buffer_size: {=usize}, slots: {}, logger_id: {=u16}, enable_level: {}, stats: {} }}",
+            BUFFER_SIZE,
+            self.slots,
+            self.logger_id,
+            self.enable_level,
+            self.stats
+        );
     }
 }
 

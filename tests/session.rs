@@ -851,3 +851,12 @@ fn errors_say_what_was_expected_and_found() {
     assert_eq!(format!("{:?}", Win32Error(234)), "MORE_DATA");
     assert_eq!(format!("{:?}", Win32Error(5)), "Win32Error(0x5)");
 }
+
+#[test]
+fn debug_shows_the_state_not_the_buffers() {
+    let f = fixture::<0x1000, 4>(Bitness::Bits64);
+    let text = format!("{:?}", f.session);
+    assert!(text.starts_with("Session { buffer_size: 4096, slots: [Free, Free, Free, Free]"));
+    assert!(text.contains("stats: SessionStats { events_written: 0"));
+    assert!(text.len() < 400, "{text}");
+}
