@@ -200,6 +200,25 @@ pub struct EtlBuffer<'a> {
 }
 
 impl<'a> EtlBuffer<'a> {
+    /// One buffer read on its own, for callers that read a file one buffer at a time: its
+    /// header, then `BufferSize` bytes from the start of `bytes` (read the header first to know
+    /// how many). `index` and `file_offset` are the caller's to say.
+    ///
+    /// # Errors
+    /// [`Error::EtlBufferTruncated`] when `bytes` is shorter than a buffer header,
+    /// [`Error::EtlBufferSizeOutOfRange`] when `BufferSize` is below 0x48 or past its end.
+    pub fn parse(bytes: &'a [u8], index: usize, file_offset: usize) -> Result<Self, Error> {
+        let buffers = EtlBuffers {
+            bytes,
+            next: Some(0),
+            index,
+        };
+        buffers.read(0).map(|buffer| Self {
+            file_offset,
+            ..buffer
+        })
+    }
+
     /// Whether the events are compressed (`ETW_BUFFER_FLAG_COMPRESSED`).
     pub fn is_compressed(&self) -> bool {
         self.header.is_compressed()

@@ -248,3 +248,30 @@ fn corrupt_compressed_buffers_are_refused() {
     // The intact buffer still reads.
     assert!(buffer.trace_buffer(&mut scratch).is_ok());
 }
+
+#[test]
+fn buffers_can_be_read_one_at_a_time() {
+    let Some(bytes) = trace("SelfDescribingSingleEvent.etl") else {
+        return;
+    };
+    let file = EtlFile::parse(&bytes).unwrap();
+    let mut scratch = vec![0u8; file.buffer_size()];
+    for from_file in file.buffers().map(Result::unwrap) {
+        // What a reader holding only this buffer's bytes gets.
+        let alone =
+            bytes[from_file.file_offset..from_file.file_offset + from_file.bytes.len()].to_vec();
+        let buffer =
+            etw_classic::EtlBuffer::parse(&alone, from_file.index, from_file.file_offset).unwrap();
+        assert_eq!(buffer, from_file);
+        let count = buffer.trace_buffer(&mut scratch).unwrap().events().count();
+        assert!(count > 0);
+    }
+    assert!(matches!(
+        etw_classic::EtlBuffer::parse(&bytes[..0x40], 0, 0),
+        Err(Error::EtlBufferTruncated {
+            needed: 0x48,
+            available: 0x40,
+            ..
+        })
+    ));
+}
