@@ -409,123 +409,86 @@ pub struct TraceLogfileHeader64 {
     pub buffers_lost: u32,
 }
 
-impl TraceLogfileHeader32 {
-    /// Bytes in a 32-bit `TRACE_LOGFILE_HEADER`.
-    pub const LEN: usize = 0x110;
-    /// The layout this type encodes.
-    pub const LAYOUT: Layout = Layout::TraceLogfileHeader32;
+/// `LEN`, `LAYOUT`, `from_bytes` and `to_bytes` of one layout, written once for both: the two
+/// differ only in the offsets from `LoggerName` on (`$tail`) and the pointers' width
+/// (`$pointer`, the `Reader`/`Writer` method of that width).
+macro_rules! logfile_header_codec {
+    ($type:ident, $len:literal, $layout:ident, $tail:ident, $pointer:ident) => {
+        impl $type {
+            #[doc = concat!("Bytes in this layout of `TRACE_LOGFILE_HEADER`: ", stringify!($len), ".")]
+            pub const LEN: usize = $len;
+            /// The layout this type encodes.
+            pub const LAYOUT: Layout = Layout::$layout;
 
-    /// Decodes any 0x110 bytes; nothing is checked and nothing is lost.
-    pub fn from_bytes(bytes: &[u8; Self::LEN]) -> Self {
-        let read = Reader::new(bytes);
-        Self {
-            buffer_size: read.u32(offset::BUFFER_SIZE),
-            version: VersionDetail::from_roll_up(read.u32(offset::VERSION)),
-            provider_version: read.u32(offset::PROVIDER_VERSION),
-            number_of_processors: read.u32(offset::NUMBER_OF_PROCESSORS),
-            end_time: read.i64(offset::END_TIME),
-            timer_resolution: read.u32(offset::TIMER_RESOLUTION),
-            maximum_file_size: read.u32(offset::MAXIMUM_FILE_SIZE),
-            log_file_mode: read.u32(offset::LOG_FILE_MODE),
-            buffers_written: read.u32(offset::BUFFERS_WRITTEN),
-            log_instance: LogInstance(read.bytes(offset::LOG_INSTANCE)),
-            logger_name: read.u32(offset32::LOGGER_NAME),
-            log_file_name: read.u32(offset32::LOG_FILE_NAME),
-            time_zone: TimeZoneInformation::from_bytes(&read.bytes(offset32::TIME_ZONE)),
-            padding: read.bytes(offset32::PADDING),
-            boot_time: read.i64(offset32::BOOT_TIME),
-            perf_freq: read.i64(offset32::PERF_FREQ),
-            start_time: read.i64(offset32::START_TIME),
-            reserved_flags: ClockType(read.u32(offset32::RESERVED_FLAGS)),
-            buffers_lost: read.u32(offset32::BUFFERS_LOST),
+            /// Decodes any `LEN` bytes; nothing is checked and nothing is lost.
+            pub fn from_bytes(bytes: &[u8; Self::LEN]) -> Self {
+                let read = Reader::new(bytes);
+                Self {
+                    buffer_size: read.u32(offset::BUFFER_SIZE),
+                    version: VersionDetail::from_roll_up(read.u32(offset::VERSION)),
+                    provider_version: read.u32(offset::PROVIDER_VERSION),
+                    number_of_processors: read.u32(offset::NUMBER_OF_PROCESSORS),
+                    end_time: read.i64(offset::END_TIME),
+                    timer_resolution: read.u32(offset::TIMER_RESOLUTION),
+                    maximum_file_size: read.u32(offset::MAXIMUM_FILE_SIZE),
+                    log_file_mode: read.u32(offset::LOG_FILE_MODE),
+                    buffers_written: read.u32(offset::BUFFERS_WRITTEN),
+                    log_instance: LogInstance(read.bytes(offset::LOG_INSTANCE)),
+                    logger_name: read.$pointer($tail::LOGGER_NAME),
+                    log_file_name: read.$pointer($tail::LOG_FILE_NAME),
+                    time_zone: TimeZoneInformation::from_bytes(&read.bytes($tail::TIME_ZONE)),
+                    padding: read.bytes($tail::PADDING),
+                    boot_time: read.i64($tail::BOOT_TIME),
+                    perf_freq: read.i64($tail::PERF_FREQ),
+                    start_time: read.i64($tail::START_TIME),
+                    reserved_flags: ClockType(read.u32($tail::RESERVED_FLAGS)),
+                    buffers_lost: read.u32($tail::BUFFERS_LOST),
+                }
+            }
+
+            /// Encodes every member; `from_bytes(&h.to_bytes()) == h` for every `h`.
+            pub fn to_bytes(&self) -> [u8; Self::LEN] {
+                let mut bytes = [0; Self::LEN];
+                let mut write = Writer::new(&mut bytes);
+                write.u32(offset::BUFFER_SIZE, self.buffer_size);
+                write.u32(offset::VERSION, self.version.roll_up());
+                write.u32(offset::PROVIDER_VERSION, self.provider_version);
+                write.u32(offset::NUMBER_OF_PROCESSORS, self.number_of_processors);
+                write.i64(offset::END_TIME, self.end_time);
+                write.u32(offset::TIMER_RESOLUTION, self.timer_resolution);
+                write.u32(offset::MAXIMUM_FILE_SIZE, self.maximum_file_size);
+                write.u32(offset::LOG_FILE_MODE, self.log_file_mode);
+                write.u32(offset::BUFFERS_WRITTEN, self.buffers_written);
+                write.bytes(offset::LOG_INSTANCE, self.log_instance.0);
+                write.$pointer($tail::LOGGER_NAME, self.logger_name);
+                write.$pointer($tail::LOG_FILE_NAME, self.log_file_name);
+                write.bytes($tail::TIME_ZONE, self.time_zone.to_bytes());
+                write.bytes($tail::PADDING, self.padding);
+                write.i64($tail::BOOT_TIME, self.boot_time);
+                write.i64($tail::PERF_FREQ, self.perf_freq);
+                write.i64($tail::START_TIME, self.start_time);
+                write.u32($tail::RESERVED_FLAGS, self.reserved_flags.0);
+                write.u32($tail::BUFFERS_LOST, self.buffers_lost);
+                bytes
+            }
         }
-    }
-
-    /// Encodes every member; `from_bytes(&h.to_bytes()) == h` for every `h`.
-    pub fn to_bytes(&self) -> [u8; Self::LEN] {
-        let mut bytes = [0; Self::LEN];
-        let mut write = Writer::new(&mut bytes);
-        write.u32(offset::BUFFER_SIZE, self.buffer_size);
-        write.u32(offset::VERSION, self.version.roll_up());
-        write.u32(offset::PROVIDER_VERSION, self.provider_version);
-        write.u32(offset::NUMBER_OF_PROCESSORS, self.number_of_processors);
-        write.i64(offset::END_TIME, self.end_time);
-        write.u32(offset::TIMER_RESOLUTION, self.timer_resolution);
-        write.u32(offset::MAXIMUM_FILE_SIZE, self.maximum_file_size);
-        write.u32(offset::LOG_FILE_MODE, self.log_file_mode);
-        write.u32(offset::BUFFERS_WRITTEN, self.buffers_written);
-        write.bytes(offset::LOG_INSTANCE, self.log_instance.0);
-        write.u32(offset32::LOGGER_NAME, self.logger_name);
-        write.u32(offset32::LOG_FILE_NAME, self.log_file_name);
-        write.bytes(offset32::TIME_ZONE, self.time_zone.to_bytes());
-        write.bytes(offset32::PADDING, self.padding);
-        write.i64(offset32::BOOT_TIME, self.boot_time);
-        write.i64(offset32::PERF_FREQ, self.perf_freq);
-        write.i64(offset32::START_TIME, self.start_time);
-        write.u32(offset32::RESERVED_FLAGS, self.reserved_flags.0);
-        write.u32(offset32::BUFFERS_LOST, self.buffers_lost);
-        bytes
-    }
+    };
 }
 
-impl TraceLogfileHeader64 {
-    /// Bytes in a 64-bit `TRACE_LOGFILE_HEADER`.
-    pub const LEN: usize = 0x118;
-    /// The layout this type encodes.
-    pub const LAYOUT: Layout = Layout::TraceLogfileHeader64;
-
-    /// Decodes any 0x118 bytes; nothing is checked and nothing is lost.
-    pub fn from_bytes(bytes: &[u8; Self::LEN]) -> Self {
-        let read = Reader::new(bytes);
-        Self {
-            buffer_size: read.u32(offset::BUFFER_SIZE),
-            version: VersionDetail::from_roll_up(read.u32(offset::VERSION)),
-            provider_version: read.u32(offset::PROVIDER_VERSION),
-            number_of_processors: read.u32(offset::NUMBER_OF_PROCESSORS),
-            end_time: read.i64(offset::END_TIME),
-            timer_resolution: read.u32(offset::TIMER_RESOLUTION),
-            maximum_file_size: read.u32(offset::MAXIMUM_FILE_SIZE),
-            log_file_mode: read.u32(offset::LOG_FILE_MODE),
-            buffers_written: read.u32(offset::BUFFERS_WRITTEN),
-            log_instance: LogInstance(read.bytes(offset::LOG_INSTANCE)),
-            logger_name: read.u64(offset64::LOGGER_NAME),
-            log_file_name: read.u64(offset64::LOG_FILE_NAME),
-            time_zone: TimeZoneInformation::from_bytes(&read.bytes(offset64::TIME_ZONE)),
-            padding: read.bytes(offset64::PADDING),
-            boot_time: read.i64(offset64::BOOT_TIME),
-            perf_freq: read.i64(offset64::PERF_FREQ),
-            start_time: read.i64(offset64::START_TIME),
-            reserved_flags: ClockType(read.u32(offset64::RESERVED_FLAGS)),
-            buffers_lost: read.u32(offset64::BUFFERS_LOST),
-        }
-    }
-
-    /// Encodes every member; `from_bytes(&h.to_bytes()) == h` for every `h`.
-    pub fn to_bytes(&self) -> [u8; Self::LEN] {
-        let mut bytes = [0; Self::LEN];
-        let mut write = Writer::new(&mut bytes);
-        write.u32(offset::BUFFER_SIZE, self.buffer_size);
-        write.u32(offset::VERSION, self.version.roll_up());
-        write.u32(offset::PROVIDER_VERSION, self.provider_version);
-        write.u32(offset::NUMBER_OF_PROCESSORS, self.number_of_processors);
-        write.i64(offset::END_TIME, self.end_time);
-        write.u32(offset::TIMER_RESOLUTION, self.timer_resolution);
-        write.u32(offset::MAXIMUM_FILE_SIZE, self.maximum_file_size);
-        write.u32(offset::LOG_FILE_MODE, self.log_file_mode);
-        write.u32(offset::BUFFERS_WRITTEN, self.buffers_written);
-        write.bytes(offset::LOG_INSTANCE, self.log_instance.0);
-        write.u64(offset64::LOGGER_NAME, self.logger_name);
-        write.u64(offset64::LOG_FILE_NAME, self.log_file_name);
-        write.bytes(offset64::TIME_ZONE, self.time_zone.to_bytes());
-        write.bytes(offset64::PADDING, self.padding);
-        write.i64(offset64::BOOT_TIME, self.boot_time);
-        write.i64(offset64::PERF_FREQ, self.perf_freq);
-        write.i64(offset64::START_TIME, self.start_time);
-        write.u32(offset64::RESERVED_FLAGS, self.reserved_flags.0);
-        write.u32(offset64::BUFFERS_LOST, self.buffers_lost);
-        bytes
-    }
-}
+logfile_header_codec!(
+    TraceLogfileHeader32,
+    0x110,
+    TraceLogfileHeader32,
+    offset32,
+    u32
+);
+logfile_header_codec!(
+    TraceLogfileHeader64,
+    0x118,
+    TraceLogfileHeader64,
+    offset64,
+    u64
+);
 
 /// `TRACE_LOGFILE_HEADER` in the layout a [`Bitness`] value chooses: the data of the first
 /// event of an .etl file, which describes the whole trace.
