@@ -140,30 +140,35 @@ impl<'a> EtlBuffers<'a> {
 
     fn read(&self, file_offset: usize) -> Result<EtlBuffer<'a>, Error> {
         let rest = self.bytes.get(file_offset..).unwrap_or_default();
-        let Ok((header, _)) = WmiBufferHeader::parse(rest) else {
-            return Err(Error::EtlBufferTruncated {
-                file_offset,
-                needed: WmiBufferHeader::LEN,
-                available: rest.len(),
-            });
-        };
-        let bytes = usize::try_from(header.buffer_size)
-            .ok()
-            .filter(|&size| size >= WmiBufferHeader::LEN)
-            .and_then(|size| rest.get(..size))
-            .ok_or(Error::EtlBufferSizeOutOfRange {
-                file_offset,
-                buffer_size: header.buffer_size,
-                min: WmiBufferHeader::LEN,
-                max: rest.len(),
-            })?;
-        Ok(EtlBuffer {
-            index: self.index,
-            file_offset,
-            header,
-            bytes,
-        })
+        read_buffer(rest, self.index, file_offset)
     }
+}
+
+/// The buffer at the start of `rest`, which is at `file_offset` in the file.
+fn read_buffer(rest: &[u8], index: usize, file_offset: usize) -> Result<EtlBuffer<'_>, Error> {
+    let Ok((header, _)) = WmiBufferHeader::parse(rest) else {
+        return Err(Error::EtlBufferTruncated {
+            file_offset,
+            needed: WmiBufferHeader::LEN,
+            available: rest.len(),
+        });
+    };
+    let bytes = usize::try_from(header.buffer_size)
+        .ok()
+        .filter(|&size| size >= WmiBufferHeader::LEN)
+        .and_then(|size| rest.get(..size))
+        .ok_or(Error::EtlBufferSizeOutOfRange {
+            file_offset,
+            buffer_size: header.buffer_size,
+            min: WmiBufferHeader::LEN,
+            max: rest.len(),
+        })?;
+    Ok(EtlBuffer {
+        index,
+        file_offset,
+        header,
+        bytes,
+    })
 }
 
 impl<'a> Iterator for EtlBuffers<'a> {
@@ -208,15 +213,7 @@ impl<'a> EtlBuffer<'a> {
     /// [`Error::EtlBufferTruncated`] when `bytes` is shorter than a buffer header,
     /// [`Error::EtlBufferSizeOutOfRange`] when `BufferSize` is below 0x48 or past its end.
     pub fn parse(bytes: &'a [u8], index: usize, file_offset: usize) -> Result<Self, Error> {
-        let buffers = EtlBuffers {
-            bytes,
-            next: Some(0),
-            index,
-        };
-        buffers.read(0).map(|buffer| Self {
-            file_offset,
-            ..buffer
-        })
+        read_buffer(bytes, index, file_offset)
     }
 
     /// Whether the events are compressed (`ETW_BUFFER_FLAG_COMPRESSED`).

@@ -104,40 +104,49 @@ impl<'a> TraceBuffer<'a> {
         event: &Event<'a>,
         bitness: Bitness,
     ) -> Option<Result<DeliveredEvent<'a>, Error>> {
-        let (instance, data, header_len) = match event.kind() {
-            EventKind::Full { header, data } => (
-                EventInstanceGuidHeader {
-                    header,
-                    instance_id: 0,
-                    parent_instance_id: 0,
-                    parent_guid: Guid::NIL,
-                },
-                data,
-                crate::EventTraceHeader::LEN,
-            ),
-            EventKind::Instance { header, data } => (header, data, EventInstanceGuidHeader::LEN),
-            EventKind::Other { .. } => return None,
-        };
-        let data_offset = WmiBufferHeader::LEN
-            .saturating_add(event.offset)
-            .saturating_add(header_len);
-        let mof_data = u64::try_from(data_offset).unwrap_or(u64::MAX);
-        let mof_length = u32::try_from(data.len()).unwrap_or(u32::MAX);
-        Some(
-            EventTrace::new(
-                bitness,
-                instance,
-                mof_data,
-                mof_length,
-                self.header.client_context,
-            )
-            .map(|event_trace| DeliveredEvent {
-                event_trace,
-                data,
-                offset: event.offset,
-            }),
-        )
+        deliver(&self.header, event, bitness)
     }
+}
+
+/// [`TraceBuffer::deliver`], for an event of the buffer whose header is `header`.
+fn deliver<'a>(
+    header: &WmiBufferHeader,
+    event: &Event<'a>,
+    bitness: Bitness,
+) -> Option<Result<DeliveredEvent<'a>, Error>> {
+    let (instance, data, header_len) = match event.kind() {
+        EventKind::Full { header, data } => (
+            EventInstanceGuidHeader {
+                header,
+                instance_id: 0,
+                parent_instance_id: 0,
+                parent_guid: Guid::NIL,
+            },
+            data,
+            crate::EventTraceHeader::LEN,
+        ),
+        EventKind::Instance { header, data } => (header, data, EventInstanceGuidHeader::LEN),
+        EventKind::Other { .. } => return None,
+    };
+    let data_offset = WmiBufferHeader::LEN
+        .saturating_add(event.offset)
+        .saturating_add(header_len);
+    let mof_data = u64::try_from(data_offset).unwrap_or(u64::MAX);
+    let mof_length = u32::try_from(data.len()).unwrap_or(u32::MAX);
+    Some(
+        EventTrace::new(
+            bitness,
+            instance,
+            mof_data,
+            mof_length,
+            header.client_context,
+        )
+        .map(|event_trace| DeliveredEvent {
+            event_trace,
+            data,
+            offset: event.offset,
+        }),
+    )
 }
 
 /// A classic event as a consumer receives it: the `EVENT_TRACE` and its data.
@@ -165,14 +174,10 @@ impl<'a> Iterator for ClassicEvents<'a> {
     type Item = Result<DeliveredEvent<'a>, Error>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let buffer = TraceBuffer {
-            header: self.header,
-            events: &[],
-        };
         loop {
             match self.events.next()? {
                 Ok(event) => {
-                    if let Some(delivered) = buffer.deliver(&event, self.bitness) {
+                    if let Some(delivered) = deliver(&self.header, &event, self.bitness) {
                         return Some(delivered);
                     }
                 }
