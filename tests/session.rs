@@ -85,17 +85,28 @@ fn fixture<const S: usize, const N: usize>(bitness: Bitness) -> Fixture<S, N> {
 }
 
 impl<const S: usize, const N: usize> Fixture<S, N> {
+    /// `trace_event_instance` into the fixture's session with its context.
+    fn trace_instance(
+        &mut self,
+        header: &EventInstanceHeader,
+        data: EventData,
+        info: &EventInstanceInfo,
+        parent: Option<&EventInstanceInfo>,
+    ) -> Result<Traced, TraceError> {
+        self.provider.trace_event_instance(
+            &mut self.session,
+            header,
+            data,
+            info,
+            parent,
+            &mut self.context,
+        )
+    }
+
     fn instance(&mut self, data: &[u8]) -> Result<Traced, TraceError> {
         let info = self.provider.create_instance_id(self.class_a).unwrap();
         let header = instance_header(self.class_a, data.len(), EventType::INFO, Level::ERROR);
-        self.provider.trace_event_instance(
-            &mut self.session,
-            &header,
-            EventData::Inline(data),
-            &info,
-            None,
-            &mut self.context,
-        )
+        self.trace_instance(&header, EventData::Inline(data), &info, None)
     }
 }
 
@@ -114,15 +125,7 @@ fn instance_event_is_written_as_ntdll_builds_it() {
         let mut header = instance_header(f.class_a, 5, EventType::CHECKPOINT, Level::WARNING);
         header.parent_reg_handle = f.class_b;
         let traced = f
-            .provider
-            .trace_event_instance(
-                &mut f.session,
-                &header,
-                EventData::Inline(b"hello"),
-                &child,
-                Some(&parent),
-                &mut f.context,
-            )
+            .trace_instance(&header, EventData::Inline(b"hello"), &child, Some(&parent))
             .unwrap();
         assert_eq!(
             traced,
@@ -385,15 +388,7 @@ fn flags_without_traced_guid_is_invalid_flags() {
     let mut header = instance_header(f.class_a, 0, EventType::INFO, Level::ERROR);
     header.times = TimesOrFlags::from_event_id(0, WnodeFlags::USE_MOF_PTR);
     let error = f
-        .provider
-        .trace_event_instance(
-            &mut f.session,
-            &header,
-            EventData::Inline(&[]),
-            &info,
-            None,
-            &mut f.context,
-        )
+        .trace_instance(&header, EventData::Inline(&[]), &info, None)
         .unwrap_err();
     assert_eq!(
         error,
@@ -518,10 +513,7 @@ fn invalid_parameters_are_error_invalid_parameter() {
         },
     ));
     for (header, data, info, expected) in cases {
-        let error = f
-            .provider
-            .trace_event_instance(&mut f.session, &header, data, &info, None, &mut f.context)
-            .unwrap_err();
+        let error = f.trace_instance(&header, data, &info, None).unwrap_err();
         assert_eq!(error, expected);
         assert_eq!(error.win32_code(), Win32Error::INVALID_PARAMETER, "{error}");
         assert_eq!(error.win32_code().0, 87);
@@ -537,15 +529,7 @@ fn parent_instance_info_is_checked_too() {
     let header = instance_header(f.class_a, 0, EventType::INFO, Level::ERROR);
     // ParentRegHandle left zero while a parent is given.
     let error = f
-        .provider
-        .trace_event_instance(
-            &mut f.session,
-            &header,
-            EventData::Inline(&[]),
-            &info,
-            Some(&parent),
-            &mut f.context,
-        )
+        .trace_instance(&header, EventData::Inline(&[]), &info, Some(&parent))
         .unwrap_err();
     assert_eq!(
         error,
@@ -557,15 +541,7 @@ fn parent_instance_info_is_checked_too() {
     );
     let stale = EventInstanceInfo::new(Bitness::Bits32, 9, 1).unwrap();
     let error = f
-        .provider
-        .trace_event_instance(
-            &mut f.session,
-            &header,
-            EventData::Inline(&[]),
-            &info,
-            Some(&stale),
-            &mut f.context,
-        )
+        .trace_instance(&header, EventData::Inline(&[]), &info, Some(&stale))
         .unwrap_err();
     assert_eq!(
         error,
@@ -583,15 +559,7 @@ fn unknown_registration_is_invalid_handle() {
     header.reg_handle = 5;
     let info = EventInstanceInfo::new(Bitness::Bits64, 5, 1).unwrap();
     let error = f
-        .provider
-        .trace_event_instance(
-            &mut f.session,
-            &header,
-            EventData::Inline(&[]),
-            &info,
-            None,
-            &mut f.context,
-        )
+        .trace_instance(&header, EventData::Inline(&[]), &info, None)
         .unwrap_err();
     assert_eq!(
         error,
@@ -660,15 +628,7 @@ fn mof_fields_are_gathered_in_order() {
         .set_flags(WnodeFlags::TRACED_GUID | WnodeFlags::USE_MOF_PTR);
     let fields: [&[u8]; 3] = [b"ab", b"", b"cde"];
     let traced = f
-        .provider
-        .trace_event_instance(
-            &mut f.session,
-            &header,
-            EventData::MofFields(&fields),
-            &info,
-            None,
-            &mut f.context,
-        )
+        .trace_instance(&header, EventData::MofFields(&fields), &info, None)
         .unwrap();
     assert!(matches!(traced, Traced::Written { size: 0x4D, .. }));
     f.session.flush(0);
@@ -678,14 +638,7 @@ fn mof_fields_are_gathered_in_order() {
     // Sixteen fields are allowed.
     let sixteen: [&[u8]; 16] = [b"x"; 16];
     header.size = 0x38 + 16 * 16;
-    let traced = f.provider.trace_event_instance(
-        &mut f.session,
-        &header,
-        EventData::MofFields(&sixteen),
-        &info,
-        None,
-        &mut f.context,
-    );
+    let traced = f.trace_instance(&header, EventData::MofFields(&sixteen), &info, None);
     assert!(
         matches!(traced, Ok(Traced::Written { size: 0x58, .. })),
         "{traced:?}"
@@ -775,14 +728,7 @@ fn level_filter_follows_the_enable_level() {
     for level in 0..=6u8 {
         let header = instance_header(f.class_a, 0, EventType::INFO, Level(level));
         outcomes.push(matches!(
-            f.provider.trace_event_instance(
-                &mut f.session,
-                &header,
-                EventData::Inline(&[]),
-                &info,
-                None,
-                &mut f.context
-            ),
+            f.trace_instance(&header, EventData::Inline(&[]), &info, None),
             Ok(Traced::Written { .. })
         ));
     }
