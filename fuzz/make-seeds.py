@@ -2,11 +2,12 @@
 """Write the seed corpora under fuzz/corpus/<target>/seed-*.
 
 The fixed_headers seeds are the golden vectors of tests/data (the C ABI vectors of both
-bitnesses and the headers read from PerfView traces), plus a few built from them: whole events
-whose Size fits the input, instance headers a trace buffer would accept, and inputs one byte too
-short. The class_roll_up and guid_text seeds are small hand-picked values; the
-session_write_read seeds are small programs of trace, flush and hand-out steps; the plain_lz77
-seeds are the MS-XCA examples and a few streams built by hand from its rules.
+bitnesses, the headers read from PerfView traces and their logfile header events), plus a few
+built from them: whole events whose Size fits the input, instance headers a trace buffer would
+accept, logfile header events of both layouts with bad HookIds, short Sizes and cut names, and
+inputs one byte too short. The class_roll_up and guid_text seeds are small hand-picked values;
+the session_write_read seeds are small programs of trace, flush and hand-out steps; the
+plain_lz77 seeds are the MS-XCA examples and a few streams built by hand from its rules.
 
 Standard library only, and deterministic: every run writes the same files, and files named
 seed-* that the run would not write are removed. Run from anywhere:
@@ -88,7 +89,41 @@ def fixed_headers_seeds():
         first = next(raw for _, raw in vectors if len(raw) == length)
         seeds.append(first[:-1])
     seeds.append(b"")
-    return seeds
+    return seeds + logfile_header_seeds()
+
+
+def to_32_bit(event):
+    """A 64-bit logfile header event rewritten in the 32-bit layout: SYSTEM32, and the two
+    pointers 4 bytes each, so everything after them 8 bytes earlier."""
+    system, data = event[:SYSTEM_HEADER_LEN], event[SYSTEM_HEADER_LEN:]
+    narrow = data[:0x3C] + data[0x40:0x44] + data[0x48:]
+    size = struct.unpack_from("<H", system, 4)[0] - 8
+    return system[:2] + bytes([SYSTEM32]) + system[3:4] + struct.pack("<H", size) + system[6:] + narrow
+
+
+def logfile_header_seeds():
+    """Logfile header events (SYSTEM_TRACE_HEADER, TRACE_LOGFILE_HEADER, names): those of the
+    PerfView traces, one of them in the 32-bit layout, and built ones of both layouts with a bad
+    HookId, a Size that leaves too little for the layout, names cut inside or before their
+    NULs, and a Size past the input; a WMI_BUFFER_HEADER with and without the compressed flag, a
+    first buffer, and a TIME_ZONE_INFORMATION alone."""
+    with open(DATA / "perfview-logfile-headers.json", encoding="utf-8") as handle:
+        events = [bytes.fromhex(event["hex"]) for event in json.load(handle)["events"]]
+    file_name_len = len(utf16z("C:\\seed.etl"))
+    return events + [
+        to_32_bit(events[0]),
+        logfile_event(64),
+        logfile_event(32, logger="", log_file=""),
+        logfile_event(64, hook_id=0x0A01),
+        logfile_event(32, size_delta=-(file_name_len + 0x30)),   # too short for the layout
+        logfile_event(64, size_delta=-2),                         # second name without its NUL
+        logfile_event(64, size_delta=-file_name_len - 3),         # odd cut in the first name
+        logfile_event(32, size_delta=8),                          # Size past the input
+        wmi_buffer_header(0x10000, 0x1B8, BUFFER_FLAG_FLUSH_MARKER, BUFFER_TYPE_HEADER, 0),
+        wmi_buffer_header(0x3AA8, 0xFFB0, BUFFER_FLAG_FLUSH_MARKER | BUFFER_FLAG_COMPRESSED),
+        logfile_buffer(logfile_event(64))[:0x200],
+        time_zone(),
+    ]
 
 
 def class_roll_up_seeds():
@@ -158,6 +193,145 @@ def plain_lz77_seeds():
     ]
     return [struct.pack("<H", capacity) + stream for stream, capacities in streams
             for capacity in capacities]
+
+
+# --- Trace buffers and .etl files (../shared/reference/LAYOUTS.md) ---------------------------
+
+BUFFER_HEADER_LEN = 0x48
+SYSTEM_HEADER_LEN = 0x20
+ALIGNMENT = 8  # DEFAULT_TRACE_ALIGNMENT
+END_MARK = b"\xff" * 4
+
+FULL32, FULL64 = 0x0A, 0x14
+SYSTEM32, SYSTEM64 = 0x01, 0x02
+COMPACT64 = 0x04
+TIMED = 0x0C
+PERFINFO64 = 0x11
+EVENT_HEADER64 = 0x13
+TRACE_MESSAGE_MARKER = 0x90
+
+BUFFER_FLAG_FLUSH_MARKER = 0x0001
+BUFFER_FLAG_COMPRESSED = 0x0040
+BUFFER_TYPE_GENERIC = 0
+BUFFER_TYPE_HEADER = 4
+BUFFER_STATE_FLUSH = 3
+LOGGER_ID = 0x21
+NIL_GUID = bytes(16)
+# The logfile BufferSize and the stored size of the uncompressed buffers of the built files.
+FILE_BUFFER_SIZE = 0x400
+
+
+def guid(n):
+    """A distinct, deterministic class GUID (16 bytes, little-endian fields)."""
+    return struct.pack("<IHH8s", 0x5EED0000 + n, n, 0x11D0, bytes([0x9D, n, 0, 0xC0, 0x4F, 0xD7, 0xBA, 0x7C]))
+
+
+def aligned(length):
+    return -(-length // ALIGNMENT) * ALIGNMENT
+
+
+def trace_header(size, header_type, class_guid, event_type=1, level=4, version=2, salt=0,
+                 marker_flags=EVENT_TRACE_MARKER):
+    """EVENT_TRACE_HEADER, 0x30 bytes."""
+    return struct.pack(
+        "<HBBBBHIIq16sII", size, header_type, marker_flags, event_type, level, version,
+        0x1000 + salt, 0x40 + salt, 133_000_000_000_000_000 + salt, class_guid, salt, 2 * salt)
+
+
+def full_event(header_type, data, salt=0, marker_flags=EVENT_TRACE_MARKER):
+    header = trace_header(TRACE_HEADER_LEN + len(data), header_type, guid(salt % 4), salt=salt,
+                          marker_flags=marker_flags)
+    return header + data
+
+
+def instance_event(header_type, class_n, instance_id, parent=None, data=b""):
+    """EVENT_INSTANCE_GUID_HEADER + data; parent is (class_n, instance_id) or None."""
+    parent_guid, parent_id = (guid(parent[0]), parent[1]) if parent else (NIL_GUID, 0)
+    header = trace_header(INSTANCE_GUID_HEADER_LEN + len(data), header_type, guid(class_n),
+                          salt=instance_id)
+    return header + struct.pack("<II16s", instance_id, parent_id, parent_guid) + data
+
+
+def version_first_event(header_type, header_len, data, hook_id=0x0A01, flags=EVENT_TRACE_MARKER):
+    """A SYSTEM, COMPACT or PERFINFO header (Size at 4) of header_len bytes, then data."""
+    size = header_len + len(data)
+    head = struct.pack("<HBBHH", 2, header_type, flags, size, hook_id)
+    return head + filler(header_len - 8, header_type) + data
+
+
+def size_first_event(header_type, header_len, data, marker_flags=EVENT_TRACE_MARKER):
+    """An EVENT_HEADER, MESSAGE or other size-first header of header_len bytes, then data."""
+    size = header_len + len(data)
+    return struct.pack("<HBB", size, header_type, marker_flags) + filler(header_len - 4, size) + data
+
+
+def pack_events(events, pad=0xEE):
+    """Events one after the other, each padded to 8 bytes with pad (real traces hold garbage
+    there)."""
+    out = bytearray()
+    for event in events:
+        out += event + bytes([pad]) * (aligned(len(event)) - len(event))
+    return bytes(out)
+
+
+def wmi_buffer_header(buffer_size, offset, flag=0, buffer_type=BUFFER_TYPE_GENERIC, sequence=1):
+    """WMI_BUFFER_HEADER, 0x48 bytes."""
+    context = struct.pack("<BBH", sequence % 2, 0, LOGGER_ID)
+    return struct.pack(
+        "<IIIiqqQ4sIIHH16s", buffer_size, offset, offset, 0, 133_000_000_000_000_000 + sequence,
+        sequence, (10_000_000 << 3) | 1, context, BUFFER_STATE_FLUSH, offset, flag, buffer_type,
+        bytes(16))
+
+
+def trace_buffer(events, buffer_size=FILE_BUFFER_SIZE, flag=0, buffer_type=BUFFER_TYPE_GENERIC,
+                 sequence=1, offset=None):
+    """An uncompressed buffer: header, events up to Offset, then 0xFF up to buffer_size."""
+    end = BUFFER_HEADER_LEN + len(events) if offset is None else offset
+    assert offset is not None or end <= buffer_size, "the events do not fit the buffer"
+    body = events + b"\xff" * max(0, buffer_size - BUFFER_HEADER_LEN - len(events))
+    header = wmi_buffer_header(buffer_size, end, flag, buffer_type, sequence)
+    return header + body[:buffer_size - BUFFER_HEADER_LEN]
+
+
+def utf16z(text):
+    return text.encode("utf-16-le") + b"\0\0"
+
+
+def time_zone(bias=-60):
+    """TIME_ZONE_INFORMATION, 0xAC bytes, with transition dates as a real trace has them."""
+    def name(text):
+        return text.encode("utf-16-le").ljust(64, b"\0")
+
+    standard_date = struct.pack("<8H", 0, 10, 0, 5, 3, 0, 0, 0)
+    daylight_date = struct.pack("<8H", 0, 3, 0, 5, 2, 0, 0, 0)
+    return struct.pack("<i64s16si64s16si", bias, name("@tzres.dll,-322"), standard_date, 0,
+                       name("@tzres.dll,-321"), daylight_date, -60)
+
+
+def logfile_event(bitness, buffer_size=FILE_BUFFER_SIZE, buffers_written=3, logger="FuzzSeed",
+                  log_file="C:\\seed.etl", hook_id=0, size_delta=0):
+    """The first event of an .etl file: SYSTEM_TRACE_HEADER, TRACE_LOGFILE_HEADER of the given
+    bitness (32 or 64), then the two names."""
+    pointer = 4 if bitness == 32 else 8
+    log_instance = struct.pack("<IIII", 1, pointer, 0, 2_400)
+    common = struct.pack("<I4sIIqIIII16s", buffer_size, bytes([10, 0, 0, 0]), 19_045, 2,
+                         133_000_000_900_000_000, 156_250, 0, 1, buffers_written, log_instance)
+    pointers = struct.pack("<II" if bitness == 32 else "<QQ", 0, 0)
+    tail = struct.pack("<4sqqqII", bytes(4), 132_999_000_000_000_000, 10_000_000,
+                       133_000_000_000_000_000, 1, 0)
+    header = common + pointers + time_zone() + tail
+    assert len(header) == (0x110 if bitness == 32 else 0x118)
+    data = header + utf16z(logger) + utf16z(log_file)
+    size = SYSTEM_HEADER_LEN + len(data) + size_delta
+    system = struct.pack("<HBBHHIIqII", 2, SYSTEM32 if bitness == 32 else SYSTEM64,
+                         EVENT_TRACE_MARKER, size, hook_id, 0x1234, 0x42,
+                         133_000_000_000_000_000, 0, 0)
+    return system + data
+
+
+def logfile_buffer(event, buffer_size=FILE_BUFFER_SIZE, flag=BUFFER_FLAG_FLUSH_MARKER):
+    """The first buffer of an .etl file around its logfile header event."""
+    return trace_buffer(pack_events([event], pad=0), buffer_size, flag, BUFFER_TYPE_HEADER, 0)
 
 
 def write_corpus(target, seeds):
