@@ -9,12 +9,25 @@ inputs one byte too short. The class_roll_up and guid_text seeds are small hand-
 the session_write_read seeds are small programs of trace, flush and hand-out steps; the
 plain_lz77 seeds are the MS-XCA examples and a few streams built by hand from its rules.
 
+The trace_buffer_walk and etl_reader seeds are trace buffers and small .etl files built here
+from the layouts of ../shared/reference/LAYOUTS.md: events of every header family, instance
+events that form a tree (with a missing parent, a loop and more instances than the targets'
+trees hold), each error of the event walk, compressed buffers written by the MS-XCA Plain LZ77
+compressor below, and files broken at each step of the reader.
+
 Standard library only, and deterministic: every run writes the same files, and files named
 seed-* that the run would not write are removed. Run from anywhere:
 
     python3 fuzz/make-seeds.py
+
+With --perfview DIR (the PerfView traces, ../shared/data/perfview from the repository root) it
+also writes seeds named perfview-* taken from the real traces: for trace_buffer_walk, the first
+buffer of each kind of each trace, decompressed when compressed; for etl_reader, each trace's
+first buffers up to the etl_reader max_len. Git ignores them; they are never committed, and the
+run replaces the perfview-* files it no longer writes.
 """
 
+import argparse
 import hashlib
 import json
 import pathlib
@@ -293,6 +306,18 @@ def trace_buffer(events, buffer_size=FILE_BUFFER_SIZE, flag=0, buffer_type=BUFFE
     return header + body[:buffer_size - BUFFER_HEADER_LEN]
 
 
+def compressed_buffer(events, sequence=1, offset=None, stream=None):
+    """A compressed buffer as an .etl file stores it: BufferSize is the stored length, Offset
+    where the events end once decompressed."""
+    if stream is None:
+        stream = lz77_compress(events)
+        assert lz77_decompress(stream) == events
+    end = BUFFER_HEADER_LEN + len(events) if offset is None else offset
+    header = wmi_buffer_header(BUFFER_HEADER_LEN + len(stream), end,
+                               BUFFER_FLAG_FLUSH_MARKER | BUFFER_FLAG_COMPRESSED, sequence=sequence)
+    return header + stream
+
+
 def utf16z(text):
     return text.encode("utf-16-le") + b"\0\0"
 
@@ -334,27 +359,377 @@ def logfile_buffer(event, buffer_size=FILE_BUFFER_SIZE, flag=BUFFER_FLAG_FLUSH_M
     return trace_buffer(pack_events([event], pad=0), buffer_size, flag, BUFFER_TYPE_HEADER, 0)
 
 
-def write_corpus(target, seeds):
+# --- MS-XCA Plain LZ77 (section 2.3 compressor, 2.4 decompressor) -----------------------------
+
+def lz77_compress(data):
+    """Greedy Plain LZ77: a match of at least 3 bytes within 8192 bytes back, else a literal."""
+    out = bytearray(4)
+    flags = flag_count = flag_position = 0
+    nibble_position = None
+    recent = {}
+    position = 0
+
+    def push_flag(bit):
+        nonlocal flags, flag_count, flag_position
+        flags = (flags << 1) | bit
+        flag_count += 1
+        if flag_count == 32:
+            out[flag_position:flag_position + 4] = struct.pack("<I", flags)
+            flags = flag_count = 0
+            flag_position = len(out)
+            out.extend(bytes(4))
+
+    while position < len(data):
+        best_length = best_distance = 0
+        for candidate in reversed(recent.get(data[position:position + 3], [])[-16:]):
+            distance = position - candidate
+            if distance > 8192:
+                break
+            length = 0
+            while position + length < len(data) and data[candidate + length] == data[position + length]:
+                length += 1
+            if length > best_length:
+                best_length, best_distance = length, distance
+        for index in range(position, position + max(1, best_length if best_length >= 3 else 1)):
+            recent.setdefault(data[index:index + 3], []).append(index)
+        if best_length < 3:
+            out.append(data[position])
+            position += 1
+            push_flag(0)
+            continue
+        position += best_length
+        length = best_length - 3
+        token = (best_distance - 1) << 3
+        if length < 7:
+            out += struct.pack("<H", token | length)
+        else:
+            out += struct.pack("<H", token | 7)
+            length -= 7
+            if nibble_position is None:
+                nibble_position = len(out)
+                out.append(min(length, 15))
+            else:
+                out[nibble_position] |= min(length, 15) << 4
+                nibble_position = None
+            if length >= 15:
+                length -= 15
+                if length < 255:
+                    out.append(length)
+                else:
+                    out.append(255)
+                    length += 15 + 7
+                    if length < 1 << 16:
+                        out += struct.pack("<H", length)
+                    else:
+                        out += struct.pack("<HI", 0, length)
+        push_flag(1)
+    unused = 32 - flag_count
+    flags = ((flags << unused) | ((1 << unused) - 1)) & 0xFFFF_FFFF
+    out[flag_position:flag_position + 4] = struct.pack("<I", flags)
+    return bytes(out)
+
+
+def lz77_decompress(data):
+    """Decodes a Plain LZ77 stream up to the end of the input."""
+    out = bytearray()
+    position = flags = flags_left = 0
+    nibble_position = None
+    while True:
+        if flags_left == 0:
+            if position + 4 > len(data):
+                return bytes(out)
+            flags = struct.unpack_from("<I", data, position)[0]
+            position += 4
+            flags_left = 32
+        flags_left -= 1
+        if not flags >> flags_left & 1:
+            if position >= len(data):
+                return bytes(out)
+            out.append(data[position])
+            position += 1
+            continue
+        if position >= len(data):
+            return bytes(out)
+        token = struct.unpack_from("<H", data, position)[0]
+        position += 2
+        distance, length = (token >> 3) + 1, token & 7
+        if length == 7:
+            if nibble_position is None:
+                nibble_position = position
+                length = data[position] & 15
+                position += 1
+            else:
+                length = data[nibble_position] >> 4
+                nibble_position = None
+            if length == 15:
+                length = data[position]
+                position += 1
+                if length == 255:
+                    length = struct.unpack_from("<H", data, position)[0]
+                    position += 2
+                    if length == 0:
+                        length = struct.unpack_from("<I", data, position)[0]
+                        position += 4
+                    length -= 15 + 7
+                length += 15
+            length += 7
+        for _ in range(length + 3):
+            out.append(out[-distance])
+
+
+# --- trace_buffer_walk and etl_reader ---------------------------------------------------------
+
+def perfview_full_events():
+    """The FULL_HEADER32/64 headers read from the PerfView traces, each made a whole event with
+    data of the length its Size says (data from the filler, the header as read)."""
+    with open(DATA / "perfview-full-headers.json", encoding="utf-8") as handle:
+        vectors = json.load(handle)["vectors"]
+    events = []
+    for index, vector in enumerate(vectors[:6]):
+        header = bytes.fromhex(vector["hex"])
+        size = struct.unpack_from("<H", header)[0]
+        if TRACE_HEADER_LEN <= size <= MAX_EVENT_SEED:
+            events.append(header + filler(size - TRACE_HEADER_LEN, index))
+    return events
+
+
+def every_family():
+    """One event of each header family the walk knows, classic ones included."""
+    return [
+        full_event(FULL64, b"full64 data!", salt=1),
+        full_event(FULL32, filler(9, 2), salt=2),
+        instance_event(INSTANCE64, 0, 1, data=filler(12, 3)),
+        instance_event(INSTANCE32, 1, 2, parent=(0, 1), data=filler(3, 4)),
+        version_first_event(SYSTEM64, 0x20, filler(20, 5)),
+        version_first_event(SYSTEM32, 0x20, b""),
+        version_first_event(COMPACT64, 0x18, filler(6, 6)),
+        version_first_event(PERFINFO64, 0x10, filler(16, 7)),
+        size_first_event(EVENT_HEADER64, 0x50, filler(10, 8)),
+        size_first_event(0x00, 0x08, b"message", marker_flags=TRACE_MESSAGE_MARKER),
+        # Marker flags 0x80 without TRACE_HEADER_EVENT_TRACE: walked, but parse_event refuses it.
+        full_event(FULL64, b"", salt=3, marker_flags=0x80),
+    ]
+
+
+def instance_forest():
+    """Instance events that make a tree three levels deep, an instance whose parent was never
+    traced, a two-instance loop, an instance named with two different parents, and a
+    FULL_HEADER event in between."""
+    return [
+        instance_event(INSTANCE64, 0, 1),                                  # root
+        instance_event(INSTANCE64, 1, 10, parent=(0, 1), data=b"child"),   # child of the root
+        instance_event(INSTANCE32, 2, 20, parent=(1, 10)),                 # grandchild
+        instance_event(INSTANCE64, 1, 10, parent=(0, 1), data=b"again"),   # second event
+        instance_event(INSTANCE64, 1, 10, parent=(3, 99)),                 # conflicting parent
+        full_event(FULL64, b"between", salt=9),
+        instance_event(INSTANCE64, 2, 21, parent=(3, 7)),                  # parent never seen
+        instance_event(INSTANCE32, 3, 30, parent=(3, 31)),                 # a loop of two
+        instance_event(INSTANCE32, 3, 31, parent=(3, 30)),
+        instance_event(INSTANCE64, 3, 32, parent=(3, 32)),                 # its own parent
+    ]
+
+
+def many_instances(count):
+    """count distinct instances, each the child of the one before."""
+    return [instance_event(INSTANCE64 if i % 2 else INSTANCE32, i % 3, 100 + i,
+                           parent=(((i - 1) % 3), 99 + i) if i else None, data=filler(i % 5, i))
+            for i in range(count)]
+
+
+def walk_errors():
+    """Event bytes that end the walk with each of its errors, after one good event."""
+    good = pack_events([full_event(FULL64, b"ok", salt=4)])
+    too_big = size_first_event(FULL64, TRACE_HEADER_LEN, filler(8, 1))
+    return [
+        good + struct.pack("<HBB", 0x30, FULL64, 0x40) + bytes(12),        # NotAnEventHeader
+        good + struct.pack("<HBB", 0x30, TIMED, 0xC0) + bytes(12),         # UnknownEventHeaderType
+        good + struct.pack("<HBB", 2, SYSTEM64, 0xC0) + b"\x20",           # EventHeaderTruncated
+        good + struct.pack("<HBB", 0x2F, FULL64, 0xC0) + bytes(0x40),      # EventSizeBelowHeader
+        good + struct.pack("<HBB", 0, 0x0D, 0xC0) + bytes(4),              # Size 0 (ERROR type)
+        good + too_big[:-1],                                               # EventSizeBeyondBuffer
+        good + END_MARK + b"\x00" * 12,                                    # the end mark
+        good + b"\x30\x00\x14",                                            # a 3-byte tail
+    ]
+
+
+def trace_buffer_walk_seeds():
+    families = pack_events(every_family())
+    forest = pack_events(instance_forest(), pad=0x00)
+    seeds = [
+        families,                                           # events alone, for Events::new
+        trace_buffer(families, 0x400),
+        trace_buffer(forest + END_MARK, 0x400, sequence=2),
+        trace_buffer(pack_events(perfview_full_events()), sequence=3),
+        trace_buffer(pack_events(many_instances(12)), 0x600, sequence=4),
+        trace_buffer(b"", 0x48),                            # no events
+        trace_buffer(families, 0x400, flag=BUFFER_FLAG_COMPRESSED),     # CompressedBuffer
+        trace_buffer(families, 0x400, offset=0x47),                     # Offset below the header
+        trace_buffer(families, 0x400, offset=0x401),                    # Offset past the end
+        trace_buffer(b"", 0x48)[:-1],                                   # header cut short
+        logfile_buffer(logfile_event(64)),
+        logfile_buffer(logfile_event(32)),
+    ]
+    seeds += [trace_buffer(events, 0x48 + len(events)) for events in walk_errors()]
+    return seeds
+
+
+def etl_file(bitness, *buffers, **logfile):
+    return logfile_buffer(logfile_event(bitness, **logfile)) + b"".join(buffers)
+
+
+def etl_reader_seeds():
+    families = pack_events(every_family())
+    forest = pack_events(instance_forest(), pad=0x00)
+    full = pack_events(perfview_full_events())
+    lots = pack_events(many_instances(20))
+    seeds = [
+        etl_file(64, trace_buffer(families), compressed_buffer(forest, 2),
+                 compressed_buffer(full, 3)),
+        etl_file(32, compressed_buffer(families + END_MARK * 4), trace_buffer(forest, 0x400, sequence=2)),
+        etl_file(64, compressed_buffer(lots), trace_buffer(forest + END_MARK, 0x500),
+                 buffer_size=0x800),
+        etl_file(64),                                      # the logfile buffer alone
+    ]
+    # The logfile header events of the PerfView traces, each in a first buffer.
+    with open(DATA / "perfview-logfile-headers.json", encoding="utf-8") as handle:
+        events = [bytes.fromhex(event["hex"]) for event in json.load(handle)["events"]]
+    for event in events[:2]:
+        seeds.append(logfile_buffer(event) + compressed_buffer(families))
+
+    good = compressed_buffer(forest, 2)
+    stream = good[BUFFER_HEADER_LEN:]
+    broken = [
+        # EtlBuffers: a tail shorter than a header, a BufferSize past the end or below 0x48.
+        etl_file(64, trace_buffer(families), b"\x00" * 0x20),
+        etl_file(64, trace_buffer(families)[:-1]),
+        etl_file(64, wmi_buffer_header(0x40, 0x48) + b"\xff" * 0x40),
+        # trace_buffer: Offset says more than the stream decodes to, less, below the header, and
+        # beyond the 64 KiB scratch; a stream cut inside a match; a match reaching before the start.
+        etl_file(64, compressed_buffer(forest, 2, offset=BUFFER_HEADER_LEN + len(forest) + 8)),
+        etl_file(64, compressed_buffer(forest, 2, offset=BUFFER_HEADER_LEN + len(forest) - 8)),
+        etl_file(64, compressed_buffer(forest, 2, offset=0x40)),
+        etl_file(64, compressed_buffer(forest, 2, offset=BUFFER_HEADER_LEN + (64 << 10) + 1)),
+        etl_file(64, compressed_buffer(forest, 2, offset=BUFFER_HEADER_LEN + len(forest),
+                                       stream=stream[:-1])),
+        etl_file(64, compressed_buffer(b"", 2, offset=BUFFER_HEADER_LEN + 8,
+                                       stream=bytes.fromhex("ffffffff") + struct.pack("<H", 8 << 3))),
+        # EtlFile::parse: a compressed first buffer, no logfile event, a first event that is not
+        # one, a HookId other than 0, a Size too short for the layout, BufferSize out of range.
+        compressed_buffer(pack_events([logfile_event(64)])) + trace_buffer(families),
+        trace_buffer(END_MARK, 0x100, flag=BUFFER_FLAG_FLUSH_MARKER) + trace_buffer(families),
+        trace_buffer(families, 0x400) + trace_buffer(forest),
+        logfile_buffer(logfile_event(64, hook_id=1)) + trace_buffer(families),
+        logfile_buffer(logfile_event(64, size_delta=-0x60)) + trace_buffer(families),
+        etl_file(64, trace_buffer(families), buffer_size=0x47),
+        etl_file(32, trace_buffer(families), buffer_size=(16 << 20) + 1),
+        b"",
+    ]
+    return seeds + broken
+
+
+# --- Seeds from the real traces (--perfview) ---------------------------------------------------
+
+# The -max_len the targets run with (README.md, run-all.sh).
+TRACE_BUFFER_WALK_MAX_LEN = 1 << 16
+ETL_READER_MAX_LEN = 1 << 18
+# Buffers of each trace in an etl_reader seed: the logfile buffer and a few more.
+PERFVIEW_BUFFERS = 5
+
+
+def etl_buffers(data):
+    """(file offset, bytes) of each whole buffer of an .etl file."""
+    buffers = []
+    offset = 0
+    while offset + BUFFER_HEADER_LEN <= len(data):
+        size = struct.unpack_from("<I", data, offset)[0]
+        if size < BUFFER_HEADER_LEN or offset + size > len(data):
+            break
+        buffers.append((offset, data[offset:offset + size]))
+        offset += size
+    return buffers
+
+
+def uncompressed(buffer):
+    """A buffer with its events in place, up to Offset: compressed ones decompressed, with the
+    flag cleared and BufferSize the decompressed size."""
+    end = struct.unpack_from("<I", buffer, 0x30)[0]
+    flag = struct.unpack_from("<H", buffer, 0x34)[0]
+    if flag & BUFFER_FLAG_COMPRESSED:
+        events = lz77_decompress(buffer[BUFFER_HEADER_LEN:])
+        assert len(events) == end - BUFFER_HEADER_LEN
+        header = bytearray(buffer[:BUFFER_HEADER_LEN])
+        struct.pack_into("<I", header, 0, end)
+        struct.pack_into("<H", header, 0x34, flag & ~BUFFER_FLAG_COMPRESSED)
+        return bytes(header) + events
+    return buffer[:end]
+
+
+def perfview_seeds(traces):
+    """For trace_buffer_walk, the first buffer of each (BufferFlag, BufferType) of each trace and
+    its second buffer, with events in place; for etl_reader, each trace's first buffers."""
+    walk, files = [], []
+    for path in traces:
+        data = path.read_bytes()
+        buffers = etl_buffers(data)
+        kinds = {}
+        for index, (_, buffer) in enumerate(buffers):
+            kind = struct.unpack_from("<HH", buffer, 0x34)
+            if kind not in kinds or index == 1:
+                kinds.setdefault(kind, buffer)
+                if index == 1:
+                    walk.append(uncompressed(buffer)[:TRACE_BUFFER_WALK_MAX_LEN])
+        walk += [uncompressed(buffer)[:TRACE_BUFFER_WALK_MAX_LEN] for buffer in kinds.values()]
+        prefix = b""
+        for _, buffer in buffers[:PERFVIEW_BUFFERS]:
+            if len(prefix) + len(buffer) > ETL_READER_MAX_LEN:
+                break
+            prefix += buffer
+        files.append(prefix)
+    return walk, files
+
+
+def write_corpus(target, seeds, prefix="seed-"):
     directory = CORPUS / target
     directory.mkdir(parents=True, exist_ok=True)
     wanted = {}
     for seed in seeds:
-        name = "seed-" + hashlib.sha1(seed).hexdigest()[:16]
+        name = prefix + hashlib.sha1(seed).hexdigest()[:16]
         wanted[name] = seed
-    for stale in directory.glob("seed-*"):
+    for stale in directory.glob(prefix + "*"):
         if stale.name not in wanted:
             stale.unlink()
     for name, seed in sorted(wanted.items()):
-        (directory / name).write_bytes(seed)
-    print(f"{target}: {len(wanted)} seeds")
+        path = directory / name
+        if not path.exists() or path.read_bytes() != seed:
+            path.write_bytes(seed)
+    total = sum(len(seed) for seed in wanted.values())
+    print(f"{target}: {len(wanted)} {prefix}* seeds, {total} bytes")
 
 
 def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--perfview",
+        metavar="DIR",
+        type=pathlib.Path,
+        help="also write untracked perfview-* seeds from the .etl files in DIR",
+    )
+    args = parser.parse_args()
+
     write_corpus("fixed_headers", fixed_headers_seeds())
     write_corpus("class_roll_up", class_roll_up_seeds())
     write_corpus("guid_text", guid_text_seeds())
     write_corpus("session_write_read", session_write_read_seeds())
     write_corpus("plain_lz77", plain_lz77_seeds())
+    write_corpus("trace_buffer_walk", trace_buffer_walk_seeds())
+    write_corpus("etl_reader", etl_reader_seeds())
+    if args.perfview is not None:
+        traces = sorted(args.perfview.glob("*.etl"))
+        if not traces:
+            raise SystemExit(f"no .etl file in {args.perfview}")
+        walk, files = perfview_seeds(traces)
+        write_corpus("trace_buffer_walk", walk, prefix="perfview-")
+        write_corpus("etl_reader", files, prefix="perfview-")
 
 
 if __name__ == "__main__":
