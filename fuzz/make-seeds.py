@@ -2,18 +2,32 @@
 """Write the seed corpora under fuzz/corpus/<target>/seed-*.
 
 The fixed_headers seeds are the golden vectors of tests/data (the C ABI vectors of both
-bitnesses and the headers read from PerfView traces), plus a few built from them: whole events
-whose Size fits the input, instance headers a trace buffer would accept, and inputs one byte too
-short. The class_roll_up and guid_text seeds are small hand-picked values; the
-session_write_read seeds are small programs of trace, flush and hand-out steps; the plain_lz77
-seeds are the MS-XCA examples and a few streams built by hand from its rules.
+bitnesses, the headers read from PerfView traces and their logfile header events), plus a few
+built from them: whole events whose Size fits the input, instance headers a trace buffer would
+accept, logfile header events of both layouts with bad HookIds, short Sizes and cut names, and
+inputs one byte too short. The class_roll_up and guid_text seeds are small hand-picked values;
+the session_write_read seeds are small programs of trace, flush and hand-out steps; the
+plain_lz77 seeds are the MS-XCA examples and a few streams built by hand from its rules.
+
+The trace_buffer_walk and etl_reader seeds are trace buffers and small .etl files built here
+from the layouts of ../shared/reference/LAYOUTS.md: events of every header family, instance
+events that form a tree (with a missing parent, a loop and more instances than the targets'
+trees hold), each error of the event walk, compressed buffers written by the MS-XCA Plain LZ77
+compressor below, and files broken at each step of the reader.
 
 Standard library only, and deterministic: every run writes the same files, and files named
 seed-* that the run would not write are removed. Run from anywhere:
 
     python3 fuzz/make-seeds.py
+
+With --perfview DIR (the PerfView traces, ../shared/data/perfview from the repository root) it
+also writes seeds named perfview-* taken from the real traces: for trace_buffer_walk, the first
+buffer of each kind of each trace, decompressed when compressed; for etl_reader, each trace's
+first buffers up to the etl_reader max_len. Git ignores them; they are never committed, and the
+run replaces the perfview-* files it no longer writes.
 """
 
+import argparse
 import hashlib
 import json
 import pathlib
@@ -88,7 +102,41 @@ def fixed_headers_seeds():
         first = next(raw for _, raw in vectors if len(raw) == length)
         seeds.append(first[:-1])
     seeds.append(b"")
-    return seeds
+    return seeds + logfile_header_seeds()
+
+
+def to_32_bit(event):
+    """A 64-bit logfile header event rewritten in the 32-bit layout: SYSTEM32, and the two
+    pointers 4 bytes each, so everything after them 8 bytes earlier."""
+    system, data = event[:SYSTEM_HEADER_LEN], event[SYSTEM_HEADER_LEN:]
+    narrow = data[:0x3C] + data[0x40:0x44] + data[0x48:]
+    size = struct.unpack_from("<H", system, 4)[0] - 8
+    return system[:2] + bytes([SYSTEM32]) + system[3:4] + struct.pack("<H", size) + system[6:] + narrow
+
+
+def logfile_header_seeds():
+    """Logfile header events (SYSTEM_TRACE_HEADER, TRACE_LOGFILE_HEADER, names): those of the
+    PerfView traces, one of them in the 32-bit layout, and built ones of both layouts with a bad
+    HookId, a Size that leaves too little for the layout, names cut inside or before their
+    NULs, and a Size past the input; a WMI_BUFFER_HEADER with and without the compressed flag, a
+    first buffer, and a TIME_ZONE_INFORMATION alone."""
+    with open(DATA / "perfview-logfile-headers.json", encoding="utf-8") as handle:
+        events = [bytes.fromhex(event["hex"]) for event in json.load(handle)["events"]]
+    file_name_len = len(utf16z("C:\\seed.etl"))
+    return events + [
+        to_32_bit(events[0]),
+        logfile_event(64),
+        logfile_event(32, logger="", log_file=""),
+        logfile_event(64, hook_id=0x0A01),
+        logfile_event(32, size_delta=-(file_name_len + 0x30)),   # too short for the layout
+        logfile_event(64, size_delta=-2),                         # second name without its NUL
+        logfile_event(64, size_delta=-file_name_len - 3),         # odd cut in the first name
+        logfile_event(32, size_delta=8),                          # Size past the input
+        wmi_buffer_header(0x10000, 0x1B8, BUFFER_FLAG_FLUSH_MARKER, BUFFER_TYPE_HEADER, 0),
+        wmi_buffer_header(0x3AA8, 0xFFB0, BUFFER_FLAG_FLUSH_MARKER | BUFFER_FLAG_COMPRESSED),
+        logfile_buffer(logfile_event(64))[:0x200],
+        time_zone(),
+    ]
 
 
 def class_roll_up_seeds():
@@ -160,27 +208,528 @@ def plain_lz77_seeds():
             for capacity in capacities]
 
 
-def write_corpus(target, seeds):
+# --- Trace buffers and .etl files (../shared/reference/LAYOUTS.md) ---------------------------
+
+BUFFER_HEADER_LEN = 0x48
+SYSTEM_HEADER_LEN = 0x20
+ALIGNMENT = 8  # DEFAULT_TRACE_ALIGNMENT
+END_MARK = b"\xff" * 4
+
+FULL32, FULL64 = 0x0A, 0x14
+SYSTEM32, SYSTEM64 = 0x01, 0x02
+COMPACT64 = 0x04
+TIMED = 0x0C
+PERFINFO64 = 0x11
+EVENT_HEADER64 = 0x13
+TRACE_MESSAGE_MARKER = 0x90
+
+BUFFER_FLAG_FLUSH_MARKER = 0x0001
+BUFFER_FLAG_COMPRESSED = 0x0040
+BUFFER_TYPE_GENERIC = 0
+BUFFER_TYPE_HEADER = 4
+BUFFER_STATE_FLUSH = 3
+LOGGER_ID = 0x21
+NIL_GUID = bytes(16)
+# The logfile BufferSize and the stored size of the uncompressed buffers of the built files.
+FILE_BUFFER_SIZE = 0x400
+
+
+def guid(n):
+    """A distinct, deterministic class GUID (16 bytes, little-endian fields)."""
+    return struct.pack("<IHH8s", 0x5EED0000 + n, n, 0x11D0, bytes([0x9D, n, 0, 0xC0, 0x4F, 0xD7, 0xBA, 0x7C]))
+
+
+def aligned(length):
+    return -(-length // ALIGNMENT) * ALIGNMENT
+
+
+def trace_header(size, header_type, class_guid, event_type=1, level=4, version=2, salt=0,
+                 marker_flags=EVENT_TRACE_MARKER):
+    """EVENT_TRACE_HEADER, 0x30 bytes."""
+    return struct.pack(
+        "<HBBBBHIIq16sII", size, header_type, marker_flags, event_type, level, version,
+        0x1000 + salt, 0x40 + salt, 133_000_000_000_000_000 + salt, class_guid, salt, 2 * salt)
+
+
+def full_event(header_type, data, salt=0, marker_flags=EVENT_TRACE_MARKER):
+    header = trace_header(TRACE_HEADER_LEN + len(data), header_type, guid(salt % 4), salt=salt,
+                          marker_flags=marker_flags)
+    return header + data
+
+
+def instance_event(header_type, class_n, instance_id, parent=None, data=b""):
+    """EVENT_INSTANCE_GUID_HEADER + data; parent is (class_n, instance_id) or None."""
+    parent_guid, parent_id = (guid(parent[0]), parent[1]) if parent else (NIL_GUID, 0)
+    header = trace_header(INSTANCE_GUID_HEADER_LEN + len(data), header_type, guid(class_n),
+                          salt=instance_id)
+    return header + struct.pack("<II16s", instance_id, parent_id, parent_guid) + data
+
+
+def version_first_event(header_type, header_len, data, hook_id=0x0A01, flags=EVENT_TRACE_MARKER):
+    """A SYSTEM, COMPACT or PERFINFO header (Size at 4) of header_len bytes, then data."""
+    size = header_len + len(data)
+    head = struct.pack("<HBBHH", 2, header_type, flags, size, hook_id)
+    return head + filler(header_len - 8, header_type) + data
+
+
+def size_first_event(header_type, header_len, data, marker_flags=EVENT_TRACE_MARKER):
+    """An EVENT_HEADER, MESSAGE or other size-first header of header_len bytes, then data."""
+    size = header_len + len(data)
+    return struct.pack("<HBB", size, header_type, marker_flags) + filler(header_len - 4, size) + data
+
+
+def pack_events(events, pad=0xEE):
+    """Events one after the other, each padded to 8 bytes with pad (real traces hold garbage
+    there)."""
+    out = bytearray()
+    for event in events:
+        out += event + bytes([pad]) * (aligned(len(event)) - len(event))
+    return bytes(out)
+
+
+def wmi_buffer_header(buffer_size, offset, flag=0, buffer_type=BUFFER_TYPE_GENERIC, sequence=1):
+    """WMI_BUFFER_HEADER, 0x48 bytes."""
+    context = struct.pack("<BBH", sequence % 2, 0, LOGGER_ID)
+    return struct.pack(
+        "<IIIiqqQ4sIIHH16s", buffer_size, offset, offset, 0, 133_000_000_000_000_000 + sequence,
+        sequence, (10_000_000 << 3) | 1, context, BUFFER_STATE_FLUSH, offset, flag, buffer_type,
+        bytes(16))
+
+
+def trace_buffer(events, buffer_size=FILE_BUFFER_SIZE, flag=0, buffer_type=BUFFER_TYPE_GENERIC,
+                 sequence=1, offset=None):
+    """An uncompressed buffer: header, events up to Offset, then 0xFF up to buffer_size."""
+    end = BUFFER_HEADER_LEN + len(events) if offset is None else offset
+    assert offset is not None or end <= buffer_size, "the events do not fit the buffer"
+    body = events + b"\xff" * max(0, buffer_size - BUFFER_HEADER_LEN - len(events))
+    header = wmi_buffer_header(buffer_size, end, flag, buffer_type, sequence)
+    return header + body[:buffer_size - BUFFER_HEADER_LEN]
+
+
+def compressed_buffer(events, sequence=1, offset=None, stream=None):
+    """A compressed buffer as an .etl file stores it: BufferSize is the stored length, Offset
+    where the events end once decompressed."""
+    if stream is None:
+        stream = lz77_compress(events)
+        assert lz77_decompress(stream) == events
+    end = BUFFER_HEADER_LEN + len(events) if offset is None else offset
+    header = wmi_buffer_header(BUFFER_HEADER_LEN + len(stream), end,
+                               BUFFER_FLAG_FLUSH_MARKER | BUFFER_FLAG_COMPRESSED, sequence=sequence)
+    return header + stream
+
+
+def utf16z(text):
+    return text.encode("utf-16-le") + b"\0\0"
+
+
+def time_zone(bias=-60):
+    """TIME_ZONE_INFORMATION, 0xAC bytes, with transition dates as a real trace has them."""
+    def name(text):
+        return text.encode("utf-16-le").ljust(64, b"\0")
+
+    standard_date = struct.pack("<8H", 0, 10, 0, 5, 3, 0, 0, 0)
+    daylight_date = struct.pack("<8H", 0, 3, 0, 5, 2, 0, 0, 0)
+    return struct.pack("<i64s16si64s16si", bias, name("@tzres.dll,-322"), standard_date, 0,
+                       name("@tzres.dll,-321"), daylight_date, -60)
+
+
+def logfile_event(bitness, buffer_size=FILE_BUFFER_SIZE, buffers_written=3, logger="FuzzSeed",
+                  log_file="C:\\seed.etl", hook_id=0, size_delta=0):
+    """The first event of an .etl file: SYSTEM_TRACE_HEADER, TRACE_LOGFILE_HEADER of the given
+    bitness (32 or 64), then the two names."""
+    pointer = 4 if bitness == 32 else 8
+    log_instance = struct.pack("<IIII", 1, pointer, 0, 2_400)
+    common = struct.pack("<I4sIIqIIII16s", buffer_size, bytes([10, 0, 0, 0]), 19_045, 2,
+                         133_000_000_900_000_000, 156_250, 0, 1, buffers_written, log_instance)
+    pointers = struct.pack("<II" if bitness == 32 else "<QQ", 0, 0)
+    tail = struct.pack("<4sqqqII", bytes(4), 132_999_000_000_000_000, 10_000_000,
+                       133_000_000_000_000_000, 1, 0)
+    header = common + pointers + time_zone() + tail
+    assert len(header) == (0x110 if bitness == 32 else 0x118)
+    data = header + utf16z(logger) + utf16z(log_file)
+    size = SYSTEM_HEADER_LEN + len(data) + size_delta
+    system = struct.pack("<HBBHHIIqII", 2, SYSTEM32 if bitness == 32 else SYSTEM64,
+                         EVENT_TRACE_MARKER, size, hook_id, 0x1234, 0x42,
+                         133_000_000_000_000_000, 0, 0)
+    return system + data
+
+
+def logfile_buffer(event, buffer_size=FILE_BUFFER_SIZE, flag=BUFFER_FLAG_FLUSH_MARKER):
+    """The first buffer of an .etl file around its logfile header event."""
+    return trace_buffer(pack_events([event], pad=0), buffer_size, flag, BUFFER_TYPE_HEADER, 0)
+
+
+# --- MS-XCA Plain LZ77 (section 2.3 compressor, 2.4 decompressor) -----------------------------
+
+def lz77_compress(data):
+    """Greedy Plain LZ77: a match of at least 3 bytes within 8192 bytes back, else a literal."""
+    out = bytearray(4)
+    flags = flag_count = flag_position = 0
+    nibble_position = None
+    recent = {}
+    position = 0
+
+    def push_flag(bit):
+        nonlocal flags, flag_count, flag_position
+        flags = (flags << 1) | bit
+        flag_count += 1
+        if flag_count == 32:
+            out[flag_position:flag_position + 4] = struct.pack("<I", flags)
+            flags = flag_count = 0
+            flag_position = len(out)
+            out.extend(bytes(4))
+
+    while position < len(data):
+        best_length = best_distance = 0
+        for candidate in reversed(recent.get(data[position:position + 3], [])[-16:]):
+            distance = position - candidate
+            if distance > 8192:
+                break
+            length = 0
+            while position + length < len(data) and data[candidate + length] == data[position + length]:
+                length += 1
+            if length > best_length:
+                best_length, best_distance = length, distance
+        for index in range(position, position + max(1, best_length if best_length >= 3 else 1)):
+            recent.setdefault(data[index:index + 3], []).append(index)
+        if best_length < 3:
+            out.append(data[position])
+            position += 1
+            push_flag(0)
+            continue
+        position += best_length
+        length = best_length - 3
+        token = (best_distance - 1) << 3
+        if length < 7:
+            out += struct.pack("<H", token | length)
+        else:
+            out += struct.pack("<H", token | 7)
+            length -= 7
+            if nibble_position is None:
+                nibble_position = len(out)
+                out.append(min(length, 15))
+            else:
+                out[nibble_position] |= min(length, 15) << 4
+                nibble_position = None
+            if length >= 15:
+                length -= 15
+                if length < 255:
+                    out.append(length)
+                else:
+                    out.append(255)
+                    length += 15 + 7
+                    if length < 1 << 16:
+                        out += struct.pack("<H", length)
+                    else:
+                        out += struct.pack("<HI", 0, length)
+        push_flag(1)
+    unused = 32 - flag_count
+    flags = ((flags << unused) | ((1 << unused) - 1)) & 0xFFFF_FFFF
+    out[flag_position:flag_position + 4] = struct.pack("<I", flags)
+    return bytes(out)
+
+
+def lz77_decompress(data):
+    """Decodes a Plain LZ77 stream up to the end of the input."""
+    out = bytearray()
+    position = flags = flags_left = 0
+    nibble_position = None
+    while True:
+        if flags_left == 0:
+            if position + 4 > len(data):
+                return bytes(out)
+            flags = struct.unpack_from("<I", data, position)[0]
+            position += 4
+            flags_left = 32
+        flags_left -= 1
+        if not flags >> flags_left & 1:
+            if position >= len(data):
+                return bytes(out)
+            out.append(data[position])
+            position += 1
+            continue
+        if position >= len(data):
+            return bytes(out)
+        token = struct.unpack_from("<H", data, position)[0]
+        position += 2
+        distance, length = (token >> 3) + 1, token & 7
+        if length == 7:
+            if nibble_position is None:
+                nibble_position = position
+                length = data[position] & 15
+                position += 1
+            else:
+                length = data[nibble_position] >> 4
+                nibble_position = None
+            if length == 15:
+                length = data[position]
+                position += 1
+                if length == 255:
+                    length = struct.unpack_from("<H", data, position)[0]
+                    position += 2
+                    if length == 0:
+                        length = struct.unpack_from("<I", data, position)[0]
+                        position += 4
+                    length -= 15 + 7
+                length += 15
+            length += 7
+        for _ in range(length + 3):
+            out.append(out[-distance])
+
+
+# --- trace_buffer_walk and etl_reader ---------------------------------------------------------
+
+def perfview_full_events():
+    """The FULL_HEADER32/64 headers read from the PerfView traces, each made a whole event with
+    data of the length its Size says (data from the filler, the header as read)."""
+    with open(DATA / "perfview-full-headers.json", encoding="utf-8") as handle:
+        vectors = json.load(handle)["vectors"]
+    events = []
+    for index, vector in enumerate(vectors[:6]):
+        header = bytes.fromhex(vector["hex"])
+        size = struct.unpack_from("<H", header)[0]
+        if TRACE_HEADER_LEN <= size <= MAX_EVENT_SEED:
+            events.append(header + filler(size - TRACE_HEADER_LEN, index))
+    return events
+
+
+def every_family():
+    """One event of each header family the walk knows, classic ones included."""
+    return [
+        full_event(FULL64, b"full64 data!", salt=1),
+        full_event(FULL32, filler(9, 2), salt=2),
+        instance_event(INSTANCE64, 0, 1, data=filler(12, 3)),
+        instance_event(INSTANCE32, 1, 2, parent=(0, 1), data=filler(3, 4)),
+        version_first_event(SYSTEM64, 0x20, filler(20, 5)),
+        version_first_event(SYSTEM32, 0x20, b""),
+        version_first_event(COMPACT64, 0x18, filler(6, 6)),
+        version_first_event(PERFINFO64, 0x10, filler(16, 7)),
+        size_first_event(EVENT_HEADER64, 0x50, filler(10, 8)),
+        size_first_event(0x00, 0x08, b"message", marker_flags=TRACE_MESSAGE_MARKER),
+        # Marker flags 0x80 without TRACE_HEADER_EVENT_TRACE: walked, but parse_event refuses it.
+        full_event(FULL64, b"", salt=3, marker_flags=0x80),
+    ]
+
+
+def instance_forest():
+    """Instance events that make a tree three levels deep, an instance whose parent was never
+    traced, a two-instance loop, an instance named with two different parents, and a
+    FULL_HEADER event in between."""
+    return [
+        instance_event(INSTANCE64, 0, 1),                                  # root
+        instance_event(INSTANCE64, 1, 10, parent=(0, 1), data=b"child"),   # child of the root
+        instance_event(INSTANCE32, 2, 20, parent=(1, 10)),                 # grandchild
+        instance_event(INSTANCE64, 1, 10, parent=(0, 1), data=b"again"),   # second event
+        instance_event(INSTANCE64, 1, 10, parent=(3, 99)),                 # conflicting parent
+        full_event(FULL64, b"between", salt=9),
+        instance_event(INSTANCE64, 2, 21, parent=(3, 7)),                  # parent never seen
+        instance_event(INSTANCE32, 3, 30, parent=(3, 31)),                 # a loop of two
+        instance_event(INSTANCE32, 3, 31, parent=(3, 30)),
+        instance_event(INSTANCE64, 3, 32, parent=(3, 32)),                 # its own parent
+    ]
+
+
+def many_instances(count):
+    """count distinct instances, each the child of the one before."""
+    return [instance_event(INSTANCE64 if i % 2 else INSTANCE32, i % 3, 100 + i,
+                           parent=(((i - 1) % 3), 99 + i) if i else None, data=filler(i % 5, i))
+            for i in range(count)]
+
+
+def walk_errors():
+    """Event bytes that end the walk with each of its errors, after one good event."""
+    good = pack_events([full_event(FULL64, b"ok", salt=4)])
+    too_big = size_first_event(FULL64, TRACE_HEADER_LEN, filler(8, 1))
+    return [
+        good + struct.pack("<HBB", 0x30, FULL64, 0x40) + bytes(12),        # NotAnEventHeader
+        good + struct.pack("<HBB", 0x30, TIMED, 0xC0) + bytes(12),         # UnknownEventHeaderType
+        good + struct.pack("<HBB", 2, SYSTEM64, 0xC0) + b"\x20",           # EventHeaderTruncated
+        good + struct.pack("<HBB", 0x2F, FULL64, 0xC0) + bytes(0x40),      # EventSizeBelowHeader
+        good + struct.pack("<HBB", 0, 0x0D, 0xC0) + bytes(4),              # Size 0 (ERROR type)
+        good + too_big[:-1],                                               # EventSizeBeyondBuffer
+        good + END_MARK + b"\x00" * 12,                                    # the end mark
+        good + b"\x30\x00\x14",                                            # a 3-byte tail
+    ]
+
+
+def trace_buffer_walk_seeds():
+    families = pack_events(every_family())
+    forest = pack_events(instance_forest(), pad=0x00)
+    seeds = [
+        families,                                           # events alone, for Events::new
+        trace_buffer(families, 0x400),
+        trace_buffer(forest + END_MARK, 0x400, sequence=2),
+        trace_buffer(pack_events(perfview_full_events()), sequence=3),
+        trace_buffer(pack_events(many_instances(12)), 0x600, sequence=4),
+        trace_buffer(b"", 0x48),                            # no events
+        trace_buffer(families, 0x400, flag=BUFFER_FLAG_COMPRESSED),     # CompressedBuffer
+        trace_buffer(families, 0x400, offset=0x47),                     # Offset below the header
+        trace_buffer(families, 0x400, offset=0x401),                    # Offset past the end
+        trace_buffer(b"", 0x48)[:-1],                                   # header cut short
+        logfile_buffer(logfile_event(64)),
+        logfile_buffer(logfile_event(32)),
+    ]
+    seeds += [trace_buffer(events, 0x48 + len(events)) for events in walk_errors()]
+    return seeds
+
+
+def etl_file(bitness, *buffers, **logfile):
+    return logfile_buffer(logfile_event(bitness, **logfile)) + b"".join(buffers)
+
+
+def etl_reader_seeds():
+    families = pack_events(every_family())
+    forest = pack_events(instance_forest(), pad=0x00)
+    full = pack_events(perfview_full_events())
+    lots = pack_events(many_instances(20))
+    seeds = [
+        etl_file(64, trace_buffer(families), compressed_buffer(forest, 2),
+                 compressed_buffer(full, 3)),
+        etl_file(32, compressed_buffer(families + END_MARK * 4), trace_buffer(forest, 0x400, sequence=2)),
+        etl_file(64, compressed_buffer(lots), trace_buffer(forest + END_MARK, 0x500),
+                 buffer_size=0x800),
+        etl_file(64),                                      # the logfile buffer alone
+    ]
+    # The logfile header events of the PerfView traces, each in a first buffer.
+    with open(DATA / "perfview-logfile-headers.json", encoding="utf-8") as handle:
+        events = [bytes.fromhex(event["hex"]) for event in json.load(handle)["events"]]
+    for event in events[:2]:
+        seeds.append(logfile_buffer(event) + compressed_buffer(families))
+
+    good = compressed_buffer(forest, 2)
+    stream = good[BUFFER_HEADER_LEN:]
+    broken = [
+        # EtlBuffers: a tail shorter than a header, a BufferSize past the end or below 0x48.
+        etl_file(64, trace_buffer(families), b"\x00" * 0x20),
+        etl_file(64, trace_buffer(families)[:-1]),
+        etl_file(64, wmi_buffer_header(0x40, 0x48) + b"\xff" * 0x40),
+        # trace_buffer: Offset says more than the stream decodes to, less, below the header, and
+        # beyond the 64 KiB scratch; a stream cut inside a match; a match reaching before the start.
+        etl_file(64, compressed_buffer(forest, 2, offset=BUFFER_HEADER_LEN + len(forest) + 8)),
+        etl_file(64, compressed_buffer(forest, 2, offset=BUFFER_HEADER_LEN + len(forest) - 8)),
+        etl_file(64, compressed_buffer(forest, 2, offset=0x40)),
+        etl_file(64, compressed_buffer(forest, 2, offset=BUFFER_HEADER_LEN + (64 << 10) + 1)),
+        etl_file(64, compressed_buffer(forest, 2, offset=BUFFER_HEADER_LEN + len(forest),
+                                       stream=stream[:-1])),
+        etl_file(64, compressed_buffer(b"", 2, offset=BUFFER_HEADER_LEN + 8,
+                                       stream=bytes.fromhex("ffffffff") + struct.pack("<H", 8 << 3))),
+        # EtlFile::parse: a compressed first buffer, no logfile event, a first event that is not
+        # one, a HookId other than 0, a Size too short for the layout, BufferSize out of range.
+        compressed_buffer(pack_events([logfile_event(64)])) + trace_buffer(families),
+        trace_buffer(END_MARK, 0x100, flag=BUFFER_FLAG_FLUSH_MARKER) + trace_buffer(families),
+        trace_buffer(families, 0x400) + trace_buffer(forest),
+        logfile_buffer(logfile_event(64, hook_id=1)) + trace_buffer(families),
+        logfile_buffer(logfile_event(64, size_delta=-0x60)) + trace_buffer(families),
+        etl_file(64, trace_buffer(families), buffer_size=0x47),
+        etl_file(32, trace_buffer(families), buffer_size=(16 << 20) + 1),
+        b"",
+    ]
+    return seeds + broken
+
+
+# --- Seeds from the real traces (--perfview) ---------------------------------------------------
+
+# The -max_len the targets run with (README.md, run-all.sh).
+TRACE_BUFFER_WALK_MAX_LEN = 1 << 16
+ETL_READER_MAX_LEN = 1 << 18
+# Buffers of each trace in an etl_reader seed: the logfile buffer and a few more.
+PERFVIEW_BUFFERS = 5
+
+
+def etl_buffers(data):
+    """(file offset, bytes) of each whole buffer of an .etl file."""
+    buffers = []
+    offset = 0
+    while offset + BUFFER_HEADER_LEN <= len(data):
+        size = struct.unpack_from("<I", data, offset)[0]
+        if size < BUFFER_HEADER_LEN or offset + size > len(data):
+            break
+        buffers.append((offset, data[offset:offset + size]))
+        offset += size
+    return buffers
+
+
+def uncompressed(buffer):
+    """A buffer with its events in place, up to Offset: compressed ones decompressed, with the
+    flag cleared and BufferSize the decompressed size."""
+    end = struct.unpack_from("<I", buffer, 0x30)[0]
+    flag = struct.unpack_from("<H", buffer, 0x34)[0]
+    if flag & BUFFER_FLAG_COMPRESSED:
+        events = lz77_decompress(buffer[BUFFER_HEADER_LEN:])
+        assert len(events) == end - BUFFER_HEADER_LEN
+        header = bytearray(buffer[:BUFFER_HEADER_LEN])
+        struct.pack_into("<I", header, 0, end)
+        struct.pack_into("<H", header, 0x34, flag & ~BUFFER_FLAG_COMPRESSED)
+        return bytes(header) + events
+    return buffer[:end]
+
+
+def perfview_seeds(traces):
+    """For trace_buffer_walk, the first buffer of each (BufferFlag, BufferType) of each trace and
+    its second buffer, with events in place; for etl_reader, each trace's first buffers."""
+    walk, files = [], []
+    for path in traces:
+        data = path.read_bytes()
+        buffers = etl_buffers(data)
+        kinds = {}
+        for index, (_, buffer) in enumerate(buffers):
+            kind = struct.unpack_from("<HH", buffer, 0x34)
+            if kind not in kinds or index == 1:
+                kinds.setdefault(kind, buffer)
+                if index == 1:
+                    walk.append(uncompressed(buffer)[:TRACE_BUFFER_WALK_MAX_LEN])
+        walk += [uncompressed(buffer)[:TRACE_BUFFER_WALK_MAX_LEN] for buffer in kinds.values()]
+        prefix = b""
+        for _, buffer in buffers[:PERFVIEW_BUFFERS]:
+            if len(prefix) + len(buffer) > ETL_READER_MAX_LEN:
+                break
+            prefix += buffer
+        files.append(prefix)
+    return walk, files
+
+
+def write_corpus(target, seeds, prefix="seed-"):
     directory = CORPUS / target
     directory.mkdir(parents=True, exist_ok=True)
     wanted = {}
     for seed in seeds:
-        name = "seed-" + hashlib.sha1(seed).hexdigest()[:16]
+        name = prefix + hashlib.sha1(seed).hexdigest()[:16]
         wanted[name] = seed
-    for stale in directory.glob("seed-*"):
+    for stale in directory.glob(prefix + "*"):
         if stale.name not in wanted:
             stale.unlink()
     for name, seed in sorted(wanted.items()):
-        (directory / name).write_bytes(seed)
-    print(f"{target}: {len(wanted)} seeds")
+        path = directory / name
+        if not path.exists() or path.read_bytes() != seed:
+            path.write_bytes(seed)
+    total = sum(len(seed) for seed in wanted.values())
+    print(f"{target}: {len(wanted)} {prefix}* seeds, {total} bytes")
 
 
 def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--perfview",
+        metavar="DIR",
+        type=pathlib.Path,
+        help="also write untracked perfview-* seeds from the .etl files in DIR",
+    )
+    args = parser.parse_args()
+
     write_corpus("fixed_headers", fixed_headers_seeds())
     write_corpus("class_roll_up", class_roll_up_seeds())
     write_corpus("guid_text", guid_text_seeds())
     write_corpus("session_write_read", session_write_read_seeds())
     write_corpus("plain_lz77", plain_lz77_seeds())
+    write_corpus("trace_buffer_walk", trace_buffer_walk_seeds())
+    write_corpus("etl_reader", etl_reader_seeds())
+    if args.perfview is not None:
+        traces = sorted(args.perfview.glob("*.etl"))
+        if not traces:
+            raise SystemExit(f"no .etl file in {args.perfview}")
+        walk, files = perfview_seeds(traces)
+        write_corpus("trace_buffer_walk", walk, prefix="perfview-")
+        write_corpus("etl_reader", files, prefix="perfview-")
 
 
 if __name__ == "__main__":

@@ -60,6 +60,7 @@ impl<'a> EtlFile<'a> {
     /// - [`Error::CompressedBuffer`] or [`Error::BufferOffsetOutOfRange`] when the first buffer
     ///   cannot be walked ([`TraceBuffer::parse`]);
     /// - [`Error::MissingLogfileHeader`] when it has no event;
+    /// - the error of the walk ([`Events`](crate::Events)) when its first event is malformed;
     /// - those of [`TraceLogfileHeader::parse_event`] for its first event;
     /// - [`Error::LogfileBufferSizeOutOfRange`] when the logfile header's `BufferSize` is
     ///   smaller than a buffer header or larger than [`MAX_BUFFER_SIZE`]. (It may be larger

@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use etw_classic::{Bitness, ClockType, Error, EtlFile, EventKind};
+use etw_classic::{Bitness, ClockType, Error, EtlFile, EventKind, HeaderType, WmiBufferHeader};
 
 fn trace(name: &str) -> Option<Vec<u8>> {
     let dir = std::env::var_os("ETW_PERFVIEW_DIR").map_or_else(
@@ -223,6 +223,38 @@ fn truncated_and_corrupt_files_give_errors_with_offsets() {
     assert_eq!(
         EtlFile::parse(&no_header).unwrap_err(),
         Error::MissingLogfileHeader
+    );
+}
+
+#[test]
+fn a_malformed_first_event_is_the_walks_error() {
+    // A first buffer of 0x100 bytes whose events run to its end.
+    let mut bytes = [0xFFu8; 0x100];
+    let header = WmiBufferHeader {
+        buffer_size: 0x100,
+        offset: 0x100,
+        ..WmiBufferHeader::default()
+    };
+    header.emit(&mut bytes).unwrap();
+    // No TRACE_HEADER_FLAG where the logfile header event should start.
+    bytes[0x48..0x4C].copy_from_slice(&[0x30, 0x00, 0x02, 0x40]);
+    assert_eq!(
+        EtlFile::parse(&bytes).unwrap_err(),
+        Error::NotAnEventHeader {
+            offset: 0,
+            found: 0x4002_0030
+        }
+    );
+    // A SYSTEM64 header whose Size runs past the 0xB8 bytes of events.
+    bytes[0x48..0x4E].copy_from_slice(&[0x02, 0x00, 0x02, 0xC0, 0x00, 0x02]);
+    assert_eq!(
+        EtlFile::parse(&bytes).unwrap_err(),
+        Error::EventSizeBeyondBuffer {
+            offset: 0,
+            header_type: HeaderType::SYSTEM64,
+            size: 0x200,
+            available: 0xB8
+        }
     );
 }
 

@@ -6,18 +6,32 @@
 //! - `parse` of a long enough input gives `from_bytes` of its prefix and exactly the bytes after
 //!   it, and `emit` of the result writes the prefix back and leaves the rest of the output alone;
 //! - `emit` into a too-short output is `Error::OutputTooSmall` and writes nothing;
-//! - for the two headers read from trace buffers, `parse` succeeds exactly when the marker flags,
-//!   header type and `Size` are valid, its errors name a real violation, and `parse_event` splits
-//!   `Size` bytes off the input;
-//! - the layouts that share leading bytes decode those bytes to the same members.
+//! - for the three headers read from trace buffers (`EventTraceHeader`,
+//!   `EventInstanceGuidHeader`, `SystemTraceHeader`), `parse` succeeds exactly when the marker
+//!   flags, header type and `Size` are valid, its errors name a real violation, and `parse_event`
+//!   splits `Size` bytes off the input;
+//! - the enums `EventTrace`, `EventInstanceInfo` and `TraceLogfileHeader` are the struct of the
+//!   bitness asked for, with the same bytes, and `emit` of a too-small output writes nothing;
+//! - `TraceLogfileHeader::parse_event` is `SystemTraceHeader::parse_event`, then a `HookId` of
+//!   0, then the layout `SYSTEM32`/`SYSTEM64` names parsed from the event data, then
+//!   `LogfileNames::parse` of the data after it; each step's error is its own;
+//! - `LogfileNames::parse` of any bytes never panics, and its names are code units of the input
+//!   at the positions its NULs give; `rest` is the input's tail after the second NUL;
+//! - `TimeZoneInformation` and `SystemTime` are lossless both ways, and the name strings stop at
+//!   the first NUL;
+//! - the layouts that share leading bytes decode those bytes to the same members, and the
+//!   structs inside others (`TimeZoneInformation`, `SystemTime`, `BufferContext`) decode alike
+//!   on their own.
 #![no_main]
 
 use core::fmt::Debug;
 
 use etw_classic::{
-    Bitness, Error, EventInstanceGuidHeader, EventInstanceHeader, EventInstanceInfo,
+    Bitness, BufferContext, Error, EventInstanceGuidHeader, EventInstanceHeader, EventInstanceInfo,
     EventInstanceInfo32, EventInstanceInfo64, EventTrace, EventTrace32, EventTrace64,
-    EventTraceHeader, HeaderType, Layout, MarkerFlags, MofField,
+    EventTraceHeader, HeaderType, Layout, LogfileNames, MarkerFlags, MofField, SystemTime,
+    SystemTraceHeader, TimeZoneInformation, TraceLogfileHeader, TraceLogfileHeader32,
+    TraceLogfileHeader64, WmiBufferHeader,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -26,7 +40,7 @@ const FILL: u8 = 0xA5;
 /// Spare output bytes after the struct in the `emit` checks.
 const SPARE: usize = 7;
 /// The longest layout; every buffer below lives on the stack.
-const MAX_LEN: usize = EventTrace::LEN;
+const MAX_LEN: usize = TraceLogfileHeader64::LEN;
 
 /// The entry points every fixed-layout struct has, under names of their own so that the calls
 /// below always reach the crate's inherent functions.
@@ -70,43 +84,36 @@ macro_rules! fixed {
     )*};
 }
 
-/// The wire checks of the two headers found in trace buffers, stated independently of the order
-/// in which `parse` makes them.
+/// The wire checks of the three headers found in trace buffers, stated independently of the
+/// order in which `parse` makes them: the header's (marker flags, header type, `Size`) and the
+/// two header types it is written with.
 macro_rules! wire_rules {
     (EventTraceHeader) => {
-        fn wire_valid(&self) -> bool {
-            header_valid(
-                self,
-                [HeaderType::FULL_HEADER32, HeaderType::FULL_HEADER64],
-                Self::LEN,
-            )
-        }
-        fn wire_violation(&self, error: &Error) -> bool {
-            header_violation(
-                self,
-                Self::LAYOUT,
-                [HeaderType::FULL_HEADER32, HeaderType::FULL_HEADER64],
-                Self::LEN,
-                error,
-            )
-        }
+        wire_rules!(
+            |h: &Self| (h.marker_flags, h.header_type, h.size),
+            [HeaderType::FULL_HEADER32, HeaderType::FULL_HEADER64]
+        );
     };
     (EventInstanceGuidHeader) => {
+        wire_rules!(
+            |h: &Self| (h.header.marker_flags, h.header.header_type, h.header.size),
+            [HeaderType::INSTANCE32, HeaderType::INSTANCE64]
+        );
+    };
+    (SystemTraceHeader) => {
+        wire_rules!(
+            |h: &Self| (h.flags, h.header_type, h.size),
+            [HeaderType::SYSTEM32, HeaderType::SYSTEM64]
+        );
+    };
+    (|$h:ident: &Self| $marker:expr, $allowed:expr) => {
         fn wire_valid(&self) -> bool {
-            header_valid(
-                &self.header,
-                [HeaderType::INSTANCE32, HeaderType::INSTANCE64],
-                Self::LEN,
-            )
+            let $h = self;
+            header_valid($marker, $allowed, Self::LEN)
         }
         fn wire_violation(&self, error: &Error) -> bool {
-            header_violation(
-                &self.header,
-                Self::LAYOUT,
-                [HeaderType::INSTANCE32, HeaderType::INSTANCE64],
-                Self::LEN,
-                error,
-            )
+            let $h = self;
+            header_violation($marker, Self::LAYOUT, $allowed, Self::LEN, error)
         }
     };
     ($other:ident) => {};
@@ -121,18 +128,23 @@ fixed!(
     EventInstanceInfo32,
     EventInstanceInfo64,
     MofField,
+    WmiBufferHeader,
+    SystemTraceHeader,
+    TraceLogfileHeader32,
+    TraceLogfileHeader64,
 );
 
-fn header_valid(header: &EventTraceHeader, allowed: [HeaderType; 2], len: usize) -> bool {
-    header
-        .marker_flags
-        .contains(MarkerFlags::EVENT_TRACE_HEADER)
-        && allowed.contains(&header.header_type)
-        && usize::from(header.size) >= len
+/// The first four bytes and `Size` of a header read from a trace buffer.
+type Marker = (MarkerFlags, HeaderType, u16);
+
+fn header_valid((flags, header_type, size): Marker, allowed: [HeaderType; 2], len: usize) -> bool {
+    flags.contains(MarkerFlags::EVENT_TRACE_HEADER)
+        && allowed.contains(&header_type)
+        && usize::from(size) >= len
 }
 
 fn header_violation(
-    header: &EventTraceHeader,
+    (flags, header_type, header_size): Marker,
     layout: Layout,
     allowed: [HeaderType; 2],
     len: usize,
@@ -142,11 +154,7 @@ fn header_violation(
         Error::NotATraceHeader {
             layout: which,
             found,
-        } => {
-            which == layout
-                && found == header.marker_flags
-                && !found.contains(MarkerFlags::EVENT_TRACE_HEADER)
-        }
+        } => which == layout && found == flags && !found.contains(MarkerFlags::EVENT_TRACE_HEADER),
         Error::WrongHeaderType {
             layout: which,
             expected_32,
@@ -155,14 +163,14 @@ fn header_violation(
         } => {
             which == layout
                 && [expected_32, expected_64] == allowed
-                && found == header.header_type
+                && found == header_type
                 && !allowed.contains(&found)
         }
         Error::SizeBelowHeader {
             layout: which,
             header_len,
             size,
-        } => which == layout && header_len == len && size == header.size && usize::from(size) < len,
+        } => which == layout && header_len == len && size == header_size && usize::from(size) < len,
         _ => false,
     }
 }
@@ -421,6 +429,199 @@ fn check_instance_info(data: &[u8], bitness: Bitness, layout: Layout) {
     }
 }
 
+/// The `TraceLogfileHeader` enum in the layout `bitness` chooses.
+fn check_logfile_header(data: &[u8], bitness: Bitness, layout: Layout) {
+    let len = layout.byte_len();
+    let (header, rest) = match TraceLogfileHeader::parse(data, bitness) {
+        Ok(parsed) => parsed,
+        Err(error) => {
+            assert_eq!(
+                error,
+                Error::Truncated {
+                    layout,
+                    needed: len,
+                    found: data.len(),
+                }
+            );
+            assert!(data.len() < len);
+            return;
+        }
+    };
+    assert_eq!(header.bitness(), bitness);
+    assert_eq!(header.layout(), layout);
+    assert_eq!(header.byte_len(), len);
+    assert_eq!(rest.len(), data.len() - len);
+    assert_eq!(rest.as_ptr(), data[len..].as_ptr());
+    let direct = match bitness {
+        Bitness::Bits32 => TraceLogfileHeader::from(TraceLogfileHeader32::from_bytes(
+            data[..TraceLogfileHeader32::LEN].try_into().unwrap(),
+        )),
+        Bitness::Bits64 => TraceLogfileHeader::from(TraceLogfileHeader64::from_bytes(
+            data[..TraceLogfileHeader64::LEN].try_into().unwrap(),
+        )),
+    };
+    assert_eq!(header, direct);
+
+    let mut small = [FILL; MAX_LEN];
+    let small = &mut small[..len - 1];
+    assert_eq!(
+        header.emit(small).err(),
+        Some(Error::OutputTooSmall {
+            layout,
+            needed: len,
+            found: len - 1,
+        })
+    );
+    assert!(small.iter().all(|&byte| byte == FILL));
+    let mut roomy = [FILL; MAX_LEN + SPARE];
+    let roomy = &mut roomy[..len + SPARE];
+    let left = header.emit(roomy).expect("emit into enough room");
+    assert_eq!(left.len(), SPARE);
+    assert!(left.iter().all(|&byte| byte == FILL));
+    assert_eq!(&roomy[..len], &data[..len]);
+}
+
+/// `TraceLogfileHeader::parse_event`: the steps its documentation names, in order, each failing
+/// with its own error.
+fn check_logfile_event(data: &[u8]) {
+    let result = TraceLogfileHeader::parse_event(data);
+    let (system, event_data, after) = match SystemTraceHeader::parse_event(data) {
+        Ok(parts) => parts,
+        Err(error) => {
+            assert_eq!(result.err(), Some(error));
+            return;
+        }
+    };
+    if system.hook_id != SystemTraceHeader::WMI_LOG_TYPE_HEADER {
+        assert_eq!(
+            result.err(),
+            Some(Error::UnexpectedHookId {
+                layout: Layout::SystemTraceHeader,
+                expected: SystemTraceHeader::WMI_LOG_TYPE_HEADER,
+                found: system.hook_id,
+            })
+        );
+        return;
+    }
+    // `SystemTraceHeader::parse` accepts only these two types.
+    let bitness = match system.header_type {
+        HeaderType::SYSTEM32 => Bitness::Bits32,
+        HeaderType::SYSTEM64 => Bitness::Bits64,
+        other => panic!("SystemTraceHeader::parse accepted header type {other:?}"),
+    };
+    let (header, names_bytes) = match TraceLogfileHeader::parse(event_data, bitness) {
+        Ok(parsed) => parsed,
+        Err(error) => {
+            assert_eq!(result.err(), Some(error));
+            return;
+        }
+    };
+    let (parsed_system, parsed_header, names, rest) = result.expect("every step succeeded");
+    assert_eq!(parsed_system, system);
+    assert_eq!(parsed_header, header);
+    assert_eq!(parsed_header.bitness(), bitness);
+    assert_eq!(names, LogfileNames::parse(names_bytes));
+    assert_eq!(
+        names_bytes.len(),
+        usize::from(system.size) - SystemTraceHeader::LEN - header.byte_len()
+    );
+    assert_eq!(rest.len(), data.len() - usize::from(system.size));
+    assert_eq!(rest.as_ptr(), after.as_ptr());
+}
+
+/// Checks one name of `LogfileNames` that starts at `start` in `bytes`: its code units are those
+/// of the input there, none is NUL, and it stops at a NUL code unit or at the end of the input.
+/// Returns where the bytes after its NUL start, `None` when it has none.
+fn check_name(bytes: &[u8], start: usize, name: etw_classic::Utf16Str<'_>) -> Option<usize> {
+    let end = start + 2 * name.len();
+    let text = bytes.get(start..end).expect("a name lies within the input");
+    assert!(name.units().eq(text
+        .chunks_exact(2)
+        .map(|pair| u16::from_le_bytes([pair[0], pair[1]]))));
+    assert!(name.units().all(|unit| unit != 0), "a name holds a NUL");
+    match bytes.get(end..end + 2) {
+        Some([0, 0]) => Some(end + 2),
+        _ => {
+            assert!(
+                bytes.len() - end < 2,
+                "a name stopped before a code unit that is not NUL"
+            );
+            None
+        }
+    }
+}
+
+/// `LogfileNames::parse` of any bytes: two NUL-terminated names, then the rest.
+fn check_names(bytes: &[u8]) {
+    let names = LogfileNames::parse(bytes);
+    match check_name(bytes, 0, names.logger_name) {
+        None => {
+            assert!(names.log_file_name.is_empty());
+            assert!(!names.terminated && names.rest.is_empty());
+        }
+        Some(after_logger) => match check_name(bytes, after_logger, names.log_file_name) {
+            None => assert!(!names.terminated && names.rest.is_empty()),
+            Some(after_file) => {
+                assert!(names.terminated);
+                assert_eq!(names.rest.len(), bytes.len() - after_file);
+                assert_eq!(names.rest.as_ptr(), bytes[after_file..].as_ptr());
+            }
+        },
+    }
+}
+
+/// `SystemTime` and `TimeZoneInformation`, which have only `from_bytes` and `to_bytes`: lossless
+/// both ways, members at their offsets, names up to the first NUL.
+fn check_time_zone(data: &[u8]) {
+    if let Some(prefix) = data.first_chunk::<{ SystemTime::LEN }>() {
+        let time = SystemTime::from_bytes(prefix);
+        assert_eq!(&time.to_bytes(), prefix);
+        assert_eq!(SystemTime::from_bytes(&time.to_bytes()), time);
+        let word = |at: usize| u16::from_le_bytes([prefix[at], prefix[at + 1]]);
+        assert_eq!(
+            [
+                time.year,
+                time.month,
+                time.day_of_week,
+                time.day,
+                time.hour,
+                time.minute,
+                time.second,
+                time.milliseconds
+            ],
+            [0, 2, 4, 6, 8, 10, 12, 14].map(word)
+        );
+    }
+    let Some(prefix) = data.first_chunk::<{ TimeZoneInformation::LEN }>() else {
+        return;
+    };
+    let zone = TimeZoneInformation::from_bytes(prefix);
+    assert_eq!(&zone.to_bytes(), prefix);
+    assert_eq!(TimeZoneInformation::from_bytes(&zone.to_bytes()), zone);
+    assert_eq!(
+        zone.bias,
+        i32::from_le_bytes(prefix[..4].try_into().unwrap())
+    );
+    assert_eq!(
+        zone.standard_date,
+        SystemTime::from_bytes(prefix[0x44..0x54].try_into().unwrap())
+    );
+    assert_eq!(
+        zone.daylight_date,
+        SystemTime::from_bytes(prefix[0x98..0xA8].try_into().unwrap())
+    );
+    for (text, units) in [
+        (zone.standard_name_str(), &zone.standard_name),
+        (zone.daylight_name_str(), &zone.daylight_name),
+    ] {
+        let end = units
+            .iter()
+            .position(|&unit| unit == 0)
+            .unwrap_or(units.len());
+        assert!(text.units().eq(units[..end].iter().copied()));
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
     let trace_header = check_layout::<EventTraceHeader>(data);
     check_event(
@@ -437,17 +638,33 @@ fuzz_target!(|data: &[u8]| {
         EventInstanceGuidHeader::parse_event,
     );
 
+    let system_header = check_layout::<SystemTraceHeader>(data);
+    check_event(
+        data,
+        system_header,
+        |h| h.size,
+        SystemTraceHeader::parse_event,
+    );
+
     let _ = check_layout::<EventInstanceHeader>(data);
     let _ = check_layout::<EventTrace32>(data);
     let _ = check_layout::<EventTrace64>(data);
     let _ = check_layout::<EventInstanceInfo32>(data);
     let _ = check_layout::<EventInstanceInfo64>(data);
     let _ = check_layout::<MofField>(data);
+    let _ = check_layout::<WmiBufferHeader>(data);
+    let _ = check_layout::<TraceLogfileHeader32>(data);
+    let _ = check_layout::<TraceLogfileHeader64>(data);
 
     check_event_trace(data, Bitness::Bits32, Layout::EventTrace32);
     check_event_trace(data, Bitness::Bits64, Layout::EventTrace64);
     check_instance_info(data, Bitness::Bits32, Layout::EventInstanceInfo32);
     check_instance_info(data, Bitness::Bits64, Layout::EventInstanceInfo64);
+    check_logfile_header(data, Bitness::Bits32, Layout::TraceLogfileHeader32);
+    check_logfile_header(data, Bitness::Bits64, Layout::TraceLogfileHeader64);
+    check_logfile_event(data);
+    check_names(data);
+    check_time_zone(data);
 
     // The headers that begin like EVENT_TRACE_HEADER read those bytes the same way.
     if let Some(prefix) = data.get(..EventInstanceHeader::LEN) {
@@ -488,5 +705,94 @@ fuzz_target!(|data: &[u8]| {
             EventTraceHeader::from_bytes(prefix[..EventTraceHeader::LEN].try_into().unwrap());
         let instance = EventInstanceGuidHeader::from_bytes(prefix.try_into().unwrap());
         assert_eq!(instance.header, trace);
+    }
+    // The marker and header views of SYSTEM_TRACE_HEADER are its first two u32s.
+    if let Some(prefix) = data.first_chunk::<{ SystemTraceHeader::LEN }>() {
+        let system = SystemTraceHeader::from_bytes(prefix);
+        let word = |at: usize| u32::from_le_bytes(prefix[at..at + 4].try_into().unwrap());
+        assert_eq!((system.marker(), system.header()), (word(0), word(4)));
+        assert_eq!(
+            (system.hook_type(), system.hook_group()),
+            (prefix[6], prefix[7])
+        );
+        let by_views = SystemTraceHeader {
+            hook_id: SystemTraceHeader::hook_id_of(system.hook_type(), system.hook_group()),
+            ..system
+        }
+        .with_marker(word(0))
+        .with_header(word(4));
+        assert_eq!(by_views, system);
+    }
+    // ClientContext of WMI_BUFFER_HEADER is an ETW_BUFFER_CONTEXT whose views are its bytes.
+    if let Some(prefix) = data.first_chunk::<{ WmiBufferHeader::LEN }>() {
+        let header = WmiBufferHeader::from_bytes(prefix);
+        let context = header.client_context;
+        let raw: [u8; 4] = prefix[0x28..0x2C].try_into().unwrap();
+        assert_eq!(context.0, raw);
+        assert_eq!(context.client_context(), u32::from_le_bytes(raw));
+        assert_eq!(
+            context.processor_index(),
+            u16::from_le_bytes([raw[0], raw[1]])
+        );
+        assert_eq!(
+            BufferContext::new(
+                context.processor_number(),
+                context.alignment(),
+                context.logger_id()
+            ),
+            context
+        );
+        assert_eq!(
+            BufferContext::from_client_context(context.client_context()),
+            context
+        );
+        assert_eq!(header.is_compressed(), prefix[0x34] & 0x40 != 0);
+    }
+    // Both TRACE_LOGFILE_HEADER layouts read the members before the pointers alike, and hold a
+    // TIME_ZONE_INFORMATION that decodes as one on its own.
+    if let Some(prefix) = data.first_chunk::<{ TraceLogfileHeader64::LEN }>() {
+        let narrow = TraceLogfileHeader32::from_bytes(
+            prefix[..TraceLogfileHeader32::LEN].try_into().unwrap(),
+        );
+        let wide = TraceLogfileHeader64::from_bytes(prefix);
+        assert_eq!(
+            (
+                narrow.buffer_size,
+                narrow.version,
+                narrow.provider_version,
+                narrow.number_of_processors,
+                narrow.end_time,
+                narrow.timer_resolution,
+                narrow.maximum_file_size,
+                narrow.log_file_mode,
+                narrow.buffers_written,
+                narrow.log_instance
+            ),
+            (
+                wide.buffer_size,
+                wide.version,
+                wide.provider_version,
+                wide.number_of_processors,
+                wide.end_time,
+                wide.timer_resolution,
+                wide.maximum_file_size,
+                wide.log_file_mode,
+                wide.buffers_written,
+                wide.log_instance
+            )
+        );
+        assert_eq!(
+            narrow.version.roll_up(),
+            u32::from_le_bytes(prefix[4..8].try_into().unwrap())
+        );
+        assert_eq!(narrow.log_instance.0[..], prefix[0x28..0x38]);
+        assert_eq!(
+            narrow.time_zone,
+            TimeZoneInformation::from_bytes(prefix[0x40..0xEC].try_into().unwrap())
+        );
+        assert_eq!(
+            wide.time_zone,
+            TimeZoneInformation::from_bytes(prefix[0x48..0xF4].try_into().unwrap())
+        );
     }
 });

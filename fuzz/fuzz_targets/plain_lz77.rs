@@ -47,7 +47,10 @@ fn check_error(error: &Error, input: &[u8]) -> usize {
             needed,
             available,
         } => {
-            assert!([1, 2, 4].contains(&needed) && available < needed, "{error:?}");
+            assert!(
+                [1, 2, 4].contains(&needed) && available < needed,
+                "{error:?}"
+            );
             assert_eq!(available, left(offset), "{error:?}");
             offset
         }
@@ -61,7 +64,10 @@ fn check_error(error: &Error, input: &[u8]) -> usize {
             distance,
             written,
         } => {
-            assert!((1..=8192).contains(&distance) && distance > written, "{error:?}");
+            assert!(
+                (1..=8192).contains(&distance) && distance > written,
+                "{error:?}"
+            );
             assert!(offset + 2 <= input.len(), "{error:?}");
             offset
         }
@@ -92,7 +98,11 @@ fuzz_target!(|data: &[u8]| {
             assert!(written <= capacity);
             assert!(small_out[written..].iter().all(|&byte| byte == FILL));
             assert_eq!(large, Ok(written), "a larger output changed the result");
-            assert_eq!(large_out[..capacity], small_out[..], "a larger output changed the bytes");
+            assert_eq!(
+                large_out[..capacity],
+                small_out[..],
+                "a larger output changed the bytes"
+            );
         }
         Err(error) => {
             let offset = check_error(&error, input);

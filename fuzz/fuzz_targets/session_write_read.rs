@@ -16,9 +16,9 @@
 #![no_main]
 
 use etw_classic::{
-    Bitness, Class, EventData, EventInstanceHeader, EventInstanceInfo, EventKind,
-    EventTraceHeader, EventType, Guid, GuidOrPtr, Level, Provider, Session, SteppingContext,
-    TimesOrFlags, TraceBuffer, TraceError, Traced, WnodeFlags,
+    Bitness, Class, EventData, EventInstanceHeader, EventInstanceInfo, EventKind, EventTraceHeader,
+    EventType, Guid, GuidOrPtr, Level, Provider, Session, SteppingContext, TimesOrFlags,
+    TraceBuffer, TraceError, Traced, WnodeFlags,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -93,7 +93,10 @@ impl Harness {
         self.next_sequence += 1;
         for event in buffer.events() {
             let event = event.expect("a sealed buffer walks without error");
-            let expected = self.pending.pop_front().expect("no more events than written");
+            let expected = self
+                .pending
+                .pop_front()
+                .expect("no more events than written");
             assert_eq!(event.offset + 0x48, expected.slot_offset);
             let (class, guid, instance_id, data) = match event.kind() {
                 EventKind::Instance { header, data } => (
@@ -153,7 +156,11 @@ fuzz_target!(|input: &[u8]| {
     while let Some(opcode) = program.byte() {
         let fields = program.take(4);
         let field = |index: usize| fields.get(index).copied().unwrap_or(0);
-        let class = Class::new(EventType(field(0)), Level(field(1) % 8), u16::from(field(2)));
+        let class = Class::new(
+            EventType(field(0)),
+            Level(field(1) % 8),
+            u16::from(field(2)),
+        );
         let tweak = field(3);
         let data_len = usize::from(program.byte().unwrap_or(0)) * 2;
         let data = program.take(data_len);
@@ -161,7 +168,10 @@ fuzz_target!(|input: &[u8]| {
         match opcode % 8 {
             0..=2 => {
                 let which = usize::from(opcode & 1);
-                let info = harness.provider.create_instance_id(harness.handles[which]).unwrap();
+                let info = harness
+                    .provider
+                    .create_instance_id(harness.handles[which])
+                    .unwrap();
                 let parent = if opcode & 2 != 0 {
                     harness.last_instance[1 - which]
                 } else {
@@ -249,7 +259,10 @@ fuzz_target!(|input: &[u8]| {
     while harness.session.full_count() > 0 {
         harness.hand_out(false);
     }
-    assert!(harness.pending.is_empty(), "every written event was read back");
+    assert!(
+        harness.pending.is_empty(),
+        "every written event was read back"
+    );
     assert_eq!(harness.session.stats().events_written, harness.read_back);
 });
 

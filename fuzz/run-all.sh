@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Builds every fuzz target and runs each one, one after the other, for ${FUZZ_SECONDS:-30}
+# seconds from its corpus with the -max_len of README.md. Prints per target the executions
+# (stat::number_of_executed_units) and libFuzzer's final "#N DONE" line, and exits non-zero when
+# any run finds something (a law broken, a crash, a leak, a slow input); libFuzzer leaves the
+# input in fuzz/artifacts/<target>/.
+#
+# When ../shared/data/perfview exists (from the repository root), the perfview-* seeds are
+# regenerated from the real traces first. Run from the repository root:
+#
+#     bash fuzz/run-all.sh
+#     FUZZ_SECONDS=300 bash fuzz/run-all.sh
+set -euo pipefail
+
+fuzz_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo_root="$(dirname "$fuzz_dir")"
+seconds="${FUZZ_SECONDS:-30}"
+perfview="$repo_root/../shared/data/perfview"
+
+# The longest input each target is given (see README.md, "Input lengths").
+max_len() {
+    case "$1" in
+        fixed_headers) echo 1024 ;;
+        class_roll_up) echo 64 ;;
+        guid_text) echo 256 ;;
+        trace_buffer_walk) echo 65536 ;;
+        etl_reader) echo 262144 ;;
+        *) echo 4096 ;;
+    esac
+}
+
+cd "$fuzz_dir"
+if [[ -d "$perfview" ]]; then
+    python3 make-seeds.py --perfview "$perfview"
+else
+    echo "no $perfview: running from the committed seeds only"
+fi
+
+cargo +nightly fuzz build
+
+logs="$(mktemp -d)"
+failed=()
+for target in $(cargo +nightly fuzz list); do
+    limit="$(max_len "$target")"
+    log="$logs/$target.log"
+    status=0
+    cargo +nightly fuzz run "$target" -- \
+        -max_total_time="$seconds" -max_len="$limit" -timeout=30 -print_final_stats=1 \
+        >"$log" 2>&1 || status=$?
+    units="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)"
+    done_line="$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -n 1 || true)"
+    printf '%-20s max_len %-7s executions %-10s %s\n' \
+        "$target" "$limit" "${units:-?}" "${done_line:-(no DONE line)}"
+    if [[ $status -ne 0 ]]; then
+        failed+=("$target")
+        echo "    FAILED with exit status $status; full log: $log"
+        grep -E 'panicked at|ERROR: libFuzzer|SUMMARY:|artifact_prefix|Test unit written' "$log" \
+            | head -n 8 | sed 's/^/    /' || true
+    fi
+done
+
+if ((${#failed[@]})); then
+    echo "findings in: ${failed[*]}"
+    exit 1
+fi
+echo "no findings; logs in $logs"
