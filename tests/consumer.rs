@@ -2,7 +2,7 @@
 //! delivered for each classic header type, and the instance tree on corrupt and full input.
 
 use etw_classic::{
-    Bitness, BufferContext, Error, EventInstanceGuidHeader, Guid, GuidOrPtr, HeaderType,
+    Bitness, BufferContext, Error, EventInstanceGuidHeader, Events, Guid, GuidOrPtr, HeaderType,
     InstanceKey, InstanceTree, TraceBuffer,
 };
 
@@ -82,6 +82,21 @@ fn delivers_each_classic_event_as_event_trace() {
         );
         assert_eq!(guid_header.parent_guid, Guid::NIL);
     }
+}
+
+#[test]
+fn the_walk_says_where_it_looks_next() {
+    let events = three_events();
+    let mut walk = Events::new(&events);
+    assert_eq!(walk.offset(), Some(0));
+    walk.next().unwrap().unwrap();
+    assert_eq!(walk.offset(), Some(0x50), "0x4B rounded up to 8");
+    walk.next().unwrap().unwrap();
+    assert_eq!(walk.offset(), Some(0x88));
+    walk.next().unwrap().unwrap();
+    assert_eq!(walk.offset(), Some(0xA8));
+    assert!(walk.next().is_none());
+    assert_eq!(walk.offset(), None, "the walk has ended");
 }
 
 #[test]
@@ -214,5 +229,40 @@ fn instance_tree_survives_loops_conflicts_and_a_full_table() {
         tree.add(&instance(4, 4, None)),
         Ok(key(4, 4)),
         "known instances still count"
+    );
+}
+
+#[test]
+fn instance_tree_takes_a_parent_named_later_and_counts_only_different_ones() {
+    let mut tree = InstanceTree::<4>::new();
+    // The first event of an instance names no parent; a later one does, and that is its parent.
+    tree.add(&instance(1, 3, None)).unwrap();
+    tree.add(&instance(1, 3, Some((2, 8)))).unwrap();
+    // The same parent named again is no conflict; no parent named is none either.
+    tree.add(&instance(1, 3, Some((2, 8)))).unwrap();
+    tree.add(&instance(1, 3, None)).unwrap();
+    let node = tree.get(key(1, 3)).unwrap();
+    assert_eq!(
+        (node.parent, node.events, node.conflicting_parents),
+        (Some(key(2, 8)), 4, 0)
+    );
+}
+
+#[test]
+fn a_parent_is_absent_only_when_both_parent_members_are_zero() {
+    let mut event = instance(1, 1, None);
+    assert_eq!(InstanceKey::parent_of(&event), None);
+    // A zero ParentInstanceId under a non-zero ParentGuid still names a parent, and the
+    // other way round.
+    event.parent_guid = Guid::from_fields(6, 0, 0, [0; 8]);
+    assert_eq!(InstanceKey::parent_of(&event), Some(key(6, 0)));
+    event.parent_guid = Guid::NIL;
+    event.parent_instance_id = 5;
+    assert_eq!(
+        InstanceKey::parent_of(&event),
+        Some(InstanceKey {
+            class_guid: Guid::NIL,
+            instance_id: 5
+        })
     );
 }

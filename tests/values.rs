@@ -278,6 +278,8 @@ fn guid_text_forms() {
     );
     assert_eq!(Guid::from_bytes_le(expected.to_bytes_le()), expected);
     assert!(Guid::NIL.is_nil());
+    assert!(!expected.is_nil());
+    assert!(!Guid::from_fields(0, 0, 0, [0, 0, 0, 0, 0, 0, 0, 1]).is_nil());
     assert_eq!(
         format!("{expected:?}"),
         "Guid(3d6fa8d0-fe05-11d0-9dda-00c04fd7ba7c)"
@@ -433,6 +435,10 @@ fn buffer_context_views() {
     context.set_alignment(9);
     context.set_logger_id(0xBEEF);
     assert_eq!(context, BufferContext::from_client_context(0xBEEF_0907));
+    assert_eq!(
+        format!("{context:?}"),
+        "BufferContext { processor_number: 7, alignment: 9, logger_id: 48879 }"
+    );
     context.set_client_context(0);
     assert_eq!(context, BufferContext::default());
 }
