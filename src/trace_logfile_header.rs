@@ -1,8 +1,6 @@
 //! `TRACE_LOGFILE_HEADER`: the data of the first event of every .etl file, in its 32-bit and
 //! 64-bit layouts, and the two names that follow it.
 
-use byteorder::{ByteOrder, LittleEndian};
-
 use crate::wire::{self, Field, Reader, Writer};
 use crate::{
     Bitness, Error, Guid, HeaderType, Layout, SystemTraceHeader, TimeZoneInformation, Utf16Str,
@@ -172,13 +170,18 @@ impl LogInstance {
         self.0
             .chunks_exact(4)
             .nth(index)
-            .map(LittleEndian::read_u32)
-            .unwrap_or_default()
+            .and_then(<[u8]>::first_chunk::<4>)
+            .map_or(0, |word| u32::from_le_bytes(*word))
     }
 
     fn set_word(&mut self, index: usize, value: u32) {
-        if let Some(word) = self.0.chunks_exact_mut(4).nth(index) {
-            LittleEndian::write_u32(word, value);
+        if let Some(word) = self
+            .0
+            .chunks_exact_mut(4)
+            .nth(index)
+            .and_then(<[u8]>::first_chunk_mut::<4>)
+        {
+            *word = value.to_le_bytes();
         }
     }
 

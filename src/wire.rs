@@ -1,13 +1,11 @@
 //! The one mechanism every wire struct is built on: named fields at fixed offsets, read and
-//! written little-endian through `byteorder`, and the length checks shared by `parse` and `emit`.
+//! written little-endian, and the length checks shared by `parse` and `emit`.
 //!
 //! Each struct file holds a private `offset` table of [`Field`]s named after the SDK members, and
 //! a compile-time assertion that the table ends exactly at the struct's length. The accessors
 //! here take the struct's whole `[u8; LEN]` array, so a field can never lie outside the bytes it
 //! reads; the fallbacks below exist only to keep the code free of panicking operations and are
 //! removed by the optimiser.
-
-use byteorder::{ByteOrder, LittleEndian};
 
 use crate::{Error, Guid, HeaderType, Layout, MarkerFlags};
 
@@ -65,22 +63,22 @@ impl<'a> Reader<'a> {
 
     #[inline]
     pub(crate) fn u16(&self, field: Field<2>) -> u16 {
-        LittleEndian::read_u16(&self.bytes(field))
+        u16::from_le_bytes(self.bytes(field))
     }
 
     #[inline]
     pub(crate) fn u32(&self, field: Field<4>) -> u32 {
-        LittleEndian::read_u32(&self.bytes(field))
+        u32::from_le_bytes(self.bytes(field))
     }
 
     #[inline]
     pub(crate) fn u64(&self, field: Field<8>) -> u64 {
-        LittleEndian::read_u64(&self.bytes(field))
+        u64::from_le_bytes(self.bytes(field))
     }
 
     #[inline]
     pub(crate) fn i64(&self, field: Field<8>) -> i64 {
-        LittleEndian::read_i64(&self.bytes(field))
+        i64::from_le_bytes(self.bytes(field))
     }
 
     #[inline]
@@ -118,30 +116,22 @@ impl<'a> Writer<'a> {
 
     #[inline]
     pub(crate) fn u16(&mut self, field: Field<2>, value: u16) {
-        let mut raw = [0; 2];
-        LittleEndian::write_u16(&mut raw, value);
-        self.bytes(field, raw);
+        self.bytes(field, value.to_le_bytes());
     }
 
     #[inline]
     pub(crate) fn u32(&mut self, field: Field<4>, value: u32) {
-        let mut raw = [0; 4];
-        LittleEndian::write_u32(&mut raw, value);
-        self.bytes(field, raw);
+        self.bytes(field, value.to_le_bytes());
     }
 
     #[inline]
     pub(crate) fn u64(&mut self, field: Field<8>, value: u64) {
-        let mut raw = [0; 8];
-        LittleEndian::write_u64(&mut raw, value);
-        self.bytes(field, raw);
+        self.bytes(field, value.to_le_bytes());
     }
 
     #[inline]
     pub(crate) fn i64(&mut self, field: Field<8>, value: i64) {
-        let mut raw = [0; 8];
-        LittleEndian::write_i64(&mut raw, value);
-        self.bytes(field, raw);
+        self.bytes(field, value.to_le_bytes());
     }
 
     #[inline]
