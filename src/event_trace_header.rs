@@ -95,14 +95,6 @@ impl EventTraceHeader {
         }
     }
 
-    /// Encodes every member; `from_bytes(&h.to_bytes()) == h` for every `h`.
-    #[inline]
-    pub fn to_bytes(&self) -> [u8; Self::LEN] {
-        let mut bytes = [0; Self::LEN];
-        self.write(&mut Writer::new(&mut bytes));
-        bytes
-    }
-
     /// Encodes the members into the first 0x30 bytes `write` covers (see [`Self::read`]).
     #[inline]
     pub(crate) fn write(&self, write: &mut Writer<'_>) {

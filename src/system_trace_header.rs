@@ -108,10 +108,9 @@ impl SystemTraceHeader {
         }
     }
 
-    /// Encodes every member; `from_bytes(&h.to_bytes()) == h` for every `h`.
-    pub fn to_bytes(&self) -> [u8; Self::LEN] {
-        let mut bytes = [0; Self::LEN];
-        let mut write = Writer::new(&mut bytes);
+    /// Encodes the members into the first `LEN` bytes `write` covers, setting every one of
+    /// them (`to_bytes` and `emit` are built on it).
+    pub(crate) fn write(&self, write: &mut Writer<'_>) {
         write.u16(offset::VERSION, self.version);
         write.u8(offset::HEADER_TYPE, self.header_type.0);
         write.u8(offset::FLAGS, self.flags.0);
@@ -122,7 +121,6 @@ impl SystemTraceHeader {
         write.i64(offset::SYSTEM_TIME, self.system_time);
         write.u32(offset::KERNEL_TIME, self.kernel_time);
         write.u32(offset::USER_TIME, self.user_time);
-        bytes
     }
 
     /// The `Marker` view of bytes 0..4, little-endian: `Flags << 24 | HeaderType << 16 | Version`

@@ -449,10 +449,9 @@ macro_rules! logfile_header_codec {
                 }
             }
 
-            /// Encodes every member; `from_bytes(&h.to_bytes()) == h` for every `h`.
-            pub fn to_bytes(&self) -> [u8; Self::LEN] {
-                let mut bytes = [0; Self::LEN];
-                let mut write = Writer::new(&mut bytes);
+            /// Encodes the members into the first `LEN` bytes `write` covers, setting every one of
+            /// them (`to_bytes` and `emit` are built on it).
+            pub(crate) fn write(&self, write: &mut Writer<'_>) {
                 write.u32(offset::BUFFER_SIZE, self.buffer_size);
                 write.u32(offset::VERSION, self.version.roll_up());
                 write.u32(offset::PROVIDER_VERSION, self.provider_version);
@@ -472,7 +471,6 @@ macro_rules! logfile_header_codec {
                 write.i64($tail::START_TIME, self.start_time);
                 write.u32($tail::RESERVED_FLAGS, self.reserved_flags.0);
                 write.u32($tail::BUFFERS_LOST, self.buffers_lost);
-                bytes
             }
         }
     };

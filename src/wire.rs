@@ -153,13 +153,25 @@ pub(crate) fn split_prefix<const LEN: usize>(
     })
 }
 
-/// Copies `encoded` to the front of `out` and returns the rest of `out`; writes nothing when
-/// `out` is too small.
+/// A struct's `LEN` bytes, every one set by `write` (a struct's `write` method) over zeros.
+#[inline]
+pub(crate) fn encode<const LEN: usize>(write: impl FnOnce(&mut Writer<'_>)) -> [u8; LEN] {
+    let mut bytes = [0; LEN];
+    write(&mut Writer::new(&mut bytes));
+    bytes
+}
+
+/// Encodes a struct of `LEN` bytes with `write` straight into the front of `out`, and returns
+/// the rest of `out`; writes nothing when `out` is too small.
+///
+/// `write` must set every one of the `LEN` bytes, as each struct's `write` does (the fields tile
+/// the struct; `tests/laws.rs` checks it over any earlier content of `out`). Writing in place,
+/// rather than copying an encoded `[u8; LEN]`, keeps the struct's bytes off the stack.
 #[inline]
 pub(crate) fn emit_prefix<const LEN: usize>(
     layout: Layout,
-    encoded: [u8; LEN],
     out: &mut [u8],
+    write: impl FnOnce(&mut Writer<'_>),
 ) -> Result<&mut [u8], Error> {
     let found = out.len();
     let (slot, rest) = out
@@ -169,7 +181,7 @@ pub(crate) fn emit_prefix<const LEN: usize>(
             needed: LEN,
             found,
         })?;
-    *slot = encoded;
+    write(&mut Writer::new(slot));
     Ok(rest)
 }
 
@@ -233,7 +245,8 @@ pub(crate) fn ascending<const N: usize>() -> [u8; N] {
     core::array::from_fn(|index| (index as u8).wrapping_add(0x11))
 }
 
-/// The `parse` and `emit` entry points every fixed-layout type shares, written once.
+/// The `to_bytes`, `emit` (and `parse`) entry points every fixed-layout type shares, written
+/// once on top of the type's `LEN`, `LAYOUT`, `from_bytes` and `write` (which sets every byte).
 ///
 /// `length_only` also gives the type a `parse` that checks nothing but the length (for the
 /// structs that never appear in trace buffers); `emit` alone suits the wire headers, whose
@@ -256,6 +269,12 @@ macro_rules! fixed_layout_entry_points {
     };
     ($type:ty, emit) => {
         impl $type {
+            /// Encodes every member; `from_bytes(&v.to_bytes()) == v` for every value `v`.
+            #[inline]
+            pub fn to_bytes(&self) -> [u8; Self::LEN] {
+                crate::wire::encode(|write| self.write(write))
+            }
+
             /// Writes the struct to the start of `out` and returns the rest of `out`.
             ///
             /// # Errors
@@ -263,7 +282,9 @@ macro_rules! fixed_layout_entry_points {
             /// [`Self::LEN`]; nothing is written then.
             #[inline]
             pub fn emit<'o>(&self, out: &'o mut [u8]) -> Result<&'o mut [u8], crate::Error> {
-                crate::wire::emit_prefix(Self::LAYOUT, self.to_bytes(), out)
+                crate::wire::emit_prefix::<{ Self::LEN }>(Self::LAYOUT, out, |write| {
+                    self.write(write)
+                })
             }
         }
     };
