@@ -94,15 +94,14 @@ impl EventInstanceGuidHeader {
     /// [`Error::SizeBelowHeader`] for a `Size` under 0x48.
     pub fn parse(input: &[u8]) -> Result<(Self, &[u8]), Error> {
         let (bytes, rest) = wire::split_prefix::<{ Self::LEN }>(Self::LAYOUT, input)?;
-        let header = Self::from_bytes(bytes);
+        let read = Reader::new(bytes);
         wire::check_event_header(
             Self::LAYOUT,
-            header.header.marker_flags,
-            header.header.header_type,
+            &read,
+            crate::event_trace_header::offset::CHECKED,
             [HeaderType::INSTANCE32, HeaderType::INSTANCE64],
-            header.header.size,
         )?;
-        Ok((header, rest))
+        Ok((Self::read(&read), rest))
     }
 
     /// Reads one whole event: the header as [`parse`](Self::parse) does, then `Size - 0x48` bytes

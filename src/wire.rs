@@ -185,15 +185,27 @@ pub(crate) fn emit_prefix<const LEN: usize>(
     Ok(rest)
 }
 
+/// Where the members that `parse` checks lie in an event header: `EVENT_TRACE_HEADER`'s offsets
+/// for the headers that begin with one, `SYSTEM_TRACE_HEADER`'s for system events.
+#[derive(Clone, Copy)]
+pub(crate) struct CheckedFields {
+    pub(crate) size: Field<2>,
+    pub(crate) header_type: Field<1>,
+    pub(crate) marker_flags: Field<1>,
+}
+
 /// The checks `parse` makes on a header read from a trace buffer: marker flags 0xC0, one of the
-/// two header types the struct is written with, and a `Size` that covers the fixed header.
+/// two header types the struct is written with, and a `Size` that covers the fixed header. They
+/// read the three members in place, before `parse` decodes the rest.
 pub(crate) fn check_event_header(
     layout: Layout,
-    marker_flags: MarkerFlags,
-    header_type: HeaderType,
+    read: &Reader<'_>,
+    fields: CheckedFields,
     [expected_32, expected_64]: [HeaderType; 2],
-    size: u16,
 ) -> Result<(), Error> {
+    let marker_flags = MarkerFlags(read.u8(fields.marker_flags));
+    let header_type = HeaderType(read.u8(fields.header_type));
+    let size = read.u16(fields.size);
     if !marker_flags.is_event_trace_header() {
         return Err(Error::NotATraceHeader {
             layout,
