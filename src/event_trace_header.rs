@@ -97,7 +97,7 @@ impl EventTraceHeader {
             thread_id: read.u32(offset::THREAD_ID),
             process_id: read.u32(offset::PROCESS_ID),
             timestamp: read.i64(offset::TIME_STAMP),
-            guid: GuidOrPtr(read.bytes(offset::GUID)),
+            guid: GuidOrPtr(read.bytes16(offset::GUID)),
             times: TimesOrFlags(read.bytes(offset::PROCESSOR_TIME)),
         }
     }
@@ -112,7 +112,7 @@ impl EventTraceHeader {
         write.u32(offset::THREAD_ID, self.thread_id);
         write.u32(offset::PROCESS_ID, self.process_id);
         write.i64(offset::TIME_STAMP, self.timestamp);
-        write.bytes(offset::GUID, self.guid.0);
+        write.bytes16(offset::GUID, self.guid.0);
         write.bytes(offset::PROCESSOR_TIME, self.times.0);
     }
 

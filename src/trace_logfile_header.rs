@@ -436,7 +436,7 @@ macro_rules! logfile_header_codec {
                     maximum_file_size: read.u32(offset::MAXIMUM_FILE_SIZE),
                     log_file_mode: read.u32(offset::LOG_FILE_MODE),
                     buffers_written: read.u32(offset::BUFFERS_WRITTEN),
-                    log_instance: LogInstance(read.bytes(offset::LOG_INSTANCE)),
+                    log_instance: LogInstance(read.bytes16(offset::LOG_INSTANCE)),
                     logger_name: read.$pointer($tail::LOGGER_NAME),
                     log_file_name: read.$pointer($tail::LOG_FILE_NAME),
                     time_zone: TimeZoneInformation::from_bytes(&read.bytes($tail::TIME_ZONE)),
@@ -461,7 +461,7 @@ macro_rules! logfile_header_codec {
                 write.u32(offset::MAXIMUM_FILE_SIZE, self.maximum_file_size);
                 write.u32(offset::LOG_FILE_MODE, self.log_file_mode);
                 write.u32(offset::BUFFERS_WRITTEN, self.buffers_written);
-                write.bytes(offset::LOG_INSTANCE, self.log_instance.0);
+                write.bytes16(offset::LOG_INSTANCE, self.log_instance.0);
                 write.$pointer($tail::LOGGER_NAME, self.logger_name);
                 write.$pointer($tail::LOG_FILE_NAME, self.log_file_name);
                 write.bytes($tail::TIME_ZONE, self.time_zone.to_bytes());

@@ -46,13 +46,18 @@ impl<'a> Reader<'a> {
         Self { bytes }
     }
 
+    /// The field's bytes in place (`None` only where a field lay outside the struct, which the
+    /// layout assertions rule out).
     #[inline]
-    pub(crate) fn bytes<const N: usize>(&self, field: Field<N>) -> [u8; N] {
+    fn array<const N: usize>(&self, field: Field<N>) -> Option<&'a [u8; N]> {
         self.bytes
             .get(field.offset..)
             .and_then(|tail| tail.first_chunk::<N>())
-            .copied()
-            .unwrap_or([0; N])
+    }
+
+    #[inline]
+    pub(crate) fn bytes<const N: usize>(&self, field: Field<N>) -> [u8; N] {
+        self.array(field).copied().unwrap_or([0; N])
     }
 
     #[inline]
@@ -79,6 +84,15 @@ impl<'a> Reader<'a> {
     #[inline]
     pub(crate) fn i64(&self, field: Field<8>) -> i64 {
         i64::from_le_bytes(self.bytes(field))
+    }
+
+    /// Sixteen raw bytes (a union kept as bytes), moved as one `u128`: four word loads, where
+    /// a copy of a 16-byte array of unknown alignment is a call to `memcpy` at opt-level "z".
+    #[inline]
+    pub(crate) fn bytes16(&self, field: Field<16>) -> [u8; 16] {
+        self.array(field)
+            .map_or(0, |bytes| u128::from_le_bytes(*bytes))
+            .to_le_bytes()
     }
 
     #[inline]
@@ -134,9 +148,15 @@ impl<'a> Writer<'a> {
         self.bytes(field, value.to_le_bytes());
     }
 
+    /// Sixteen raw bytes, moved as one `u128` (see [`Reader::bytes16`]).
+    #[inline]
+    pub(crate) fn bytes16(&mut self, field: Field<16>, value: [u8; 16]) {
+        self.bytes(field, u128::from_le_bytes(value).to_le_bytes());
+    }
+
     #[inline]
     pub(crate) fn guid(&mut self, field: Field<16>, value: Guid) {
-        self.bytes(field, value.to_bytes_le());
+        self.bytes16(field, value.to_bytes_le());
     }
 }
 

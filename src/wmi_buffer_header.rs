@@ -160,7 +160,7 @@ impl WmiBufferHeader {
             offset: read.u32(offset::OFFSET),
             buffer_flag: BufferFlags(read.u16(offset::BUFFER_FLAG)),
             buffer_type: BufferType(read.u16(offset::BUFFER_TYPE)),
-            reference_time: read.bytes(offset::REFERENCE_TIME),
+            reference_time: read.bytes16(offset::REFERENCE_TIME),
         }
     }
 
@@ -179,7 +179,7 @@ impl WmiBufferHeader {
         write.u32(offset::OFFSET, self.offset);
         write.u16(offset::BUFFER_FLAG, self.buffer_flag.0);
         write.u16(offset::BUFFER_TYPE, self.buffer_type.0);
-        write.bytes(offset::REFERENCE_TIME, self.reference_time);
+        write.bytes16(offset::REFERENCE_TIME, self.reference_time);
     }
 
     /// Whether `BufferFlag` has `ETW_BUFFER_FLAG_COMPRESSED` (0x40): the bytes after the header
