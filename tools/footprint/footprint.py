@@ -12,6 +12,11 @@ and reports, for each case:
 
   .text   bytes of `.text` the case adds over the empty binary. Read from the ELF section
           headers of a build with the default toolchain (parsed here, no tool needed).
+  of which mem*
+          the part of that .text taken by compiler-builtins' memcpy/memset family, from the
+          same build's symbol table: each entry point LLVM calls (`__aeabi_memclr`,
+          `__aeabi_memclr4`, `__aeabi_memset`, ...) brings its own copy of the loop, about
+          170-210 bytes, however small the fill or copy that needed it.
   stack   worst-case stack depth from the entry point, in bytes. The same crates are built again
           with nightly's `-Z emit-stack-sizes`, which makes LLVM record each function's frame size
           in a `.stack_sizes` section (kept by common/link.x); `llvm-objdump` (rustup's
@@ -60,11 +65,16 @@ BASELINE = "empty"
 # <= 1024 bytes and stack <= 256 bytes, (b) .text <= 4096 bytes and stack <= 256 bytes. Lower a
 # budget when the code shrinks; raise one only on purpose, saying why.
 CASES = [
-    Case("header-codec", "(a) EventInstanceGuidHeader parse + emit", text_budget=1600, stack_budget=464),
-    # (b)'s stack is far above its target: the `Session<512, 1>` (its 512-byte buffer included)
-    # is a local of `reset`, and `reset`'s frame also holds a 512-byte temporary that
-    # `Session::new` builds and copies into it.
-    Case("provider-session", "(b) provider + one session buffer", text_budget=3300, stack_budget=1600),
+    # (a) meets its targets: 538 bytes, stack 200. The only mem* function in it is
+    # `__aeabi_memclr4` (174 bytes), which the harness calls to zero its 72-byte output array
+    # (safe Rust must initialise it, and opt-level z inlines no fill that long); `parse` and
+    # `emit` themselves call none.
+    Case("header-codec", "(a) EventInstanceGuidHeader parse + emit", text_budget=560, stack_budget=208),
+    # (b) meets its .text target (1586 bytes) but not its stack target (704 bytes): the
+    # `Session<512, 1>`, about 570 bytes with its buffer, is a local of `reset`, so its frame
+    # (656 bytes) holds it. Only a session outside the stack (a static, which safe no_std code
+    # can only have through a lock type) would leave room for the 256.
+    Case("provider-session", "(b) provider + one session buffer", text_budget=1624, stack_budget=720),
 ]
 
 
@@ -123,18 +133,35 @@ def sections(elf):
     return result
 
 
-def functions(elf, table):
-    """{address: name} of the function symbols (Thumb bit cleared)."""
+def function_symbols(elf, table):
+    """[(address, bytes, name)] of the function symbols (Thumb bit cleared)."""
     _, offset, size = table[".symtab"]
     _, str_offset, str_size = table[".strtab"]
     names = elf[str_offset:str_offset + str_size]
-    result = {}
+    result = []
     for at in range(offset, offset + size, 16):
-        name, value, _size, info, _other, _shndx = struct.unpack_from("<IIIBBH", elf, at)
+        name, value, length, info, _other, _shndx = struct.unpack_from("<IIIBBH", elf, at)
         if info & 0xF == 2:  # STT_FUNC
             end = names.index(b"\0", name)
-            result[value & ~1] = names[name:end].decode()
+            result.append((value & ~1, length, names[name:end].decode()))
     return result
+
+
+def functions(elf, table):
+    """{address: name} of the function symbols (Thumb bit cleared)."""
+    return {address: name for address, _, name in function_symbols(elf, table)}
+
+
+def mem_builtin_bytes(elf, table):
+    """Bytes of compiler-builtins' memcpy/memset family (`__aeabi_memcpy`, `__aeabi_memclr4`,
+    ... and the functions behind them): what LLVM calls for the copies and fills it does not
+    inline. Part of the .text figure; reported apart because they are shared by all callers and
+    come whole once any caller needs one."""
+    found = {}
+    for address, length, name in function_symbols(elf, table):
+        if name.startswith("__aeabi_mem") or ("compiler_builtins" in name and "mem" in name):
+            found[address] = length
+    return sum(found.values())
 
 
 def stack_sizes(elf, table):
@@ -593,9 +620,13 @@ def worst_stack(graph, frames, names):
 
 
 def measure(crate):
-    """(.text bytes, worst-case stack bytes, deepest path) of one crate."""
+    """(.text bytes, of which memcpy/memset builtins, worst-case stack bytes, deepest path) of
+    one crate."""
     elf_path = build(crate, None, "")
-    text = sections(elf_path.read_bytes())[".text"][2]
+    plain = elf_path.read_bytes()
+    plain_table = sections(plain)
+    text = plain_table[".text"][2]
+    builtins = mem_builtin_bytes(plain, plain_table)
     stack_path = build(crate, "nightly", "-Z emit-stack-sizes")
     elf = stack_path.read_bytes()
     table = sections(elf)
@@ -607,23 +638,25 @@ def measure(crate):
     for address, size in prologue.items():
         frames.setdefault(address, size)
     stack, path = worst_stack(graph, frames, names)
-    return text, stack, path
+    return text, builtins, stack, path
 
 
 def main():
     install()
-    base_text, base_stack, base_path = measure(BASELINE)
+    base_text, _, base_stack, base_path = measure(BASELINE)
     print(f"{TARGET}, opt-level z, LTO, panic=abort; the empty binary: .text {base_text} bytes, "
           f"stack {base_stack} bytes ({base_path})")
     print()
-    print(f"| {'case':<45} | {'.text added':>11} | {'budget':>6} | {'stack':>5} | {'budget':>6} |")
-    print(f"|{'-' * 47}|{'-' * 13}|{'-' * 8}|{'-' * 7}|{'-' * 8}|")
+    print(f"| {'case':<45} | {'.text added':>11} | {'of which mem*':>13} | {'budget':>6} "
+          f"| {'stack':>5} | {'budget':>6} |")
+    print(f"|{'-' * 47}|{'-' * 13}|{'-' * 15}|{'-' * 8}|{'-' * 7}|{'-' * 8}|")
     failures = []
     paths = []
     for case in CASES:
-        text, stack, path = measure(case.crate)
+        text, builtins, stack, path = measure(case.crate)
         added = text - base_text
-        print(f"| {case.label:<45} | {added:>11} | {case.text_budget:>6} | {stack:>5} | {case.stack_budget:>6} |")
+        print(f"| {case.label:<45} | {added:>11} | {builtins:>13} | {case.text_budget:>6} "
+              f"| {stack:>5} | {case.stack_budget:>6} |")
         paths.append(f"{case.crate}: {path}")
         if added > case.text_budget:
             failures.append(f"{case.label}: .text adds {added} bytes, budget {case.text_budget}")
