@@ -1,8 +1,6 @@
 //! `ETW_BUFFER_CONTEXT`, the four bytes that say which processor's buffer and which session an
 //! event came from.
 
-use byteorder::{ByteOrder, LittleEndian};
-
 /// `ETW_BUFFER_CONTEXT` (evntrace.h), kept as its raw four bytes with one accessor per view.
 ///
 /// | off | size | member |
@@ -81,7 +79,7 @@ impl BufferContext {
 
     /// `ClientContext`, the whole four bytes as a little-endian `u32`.
     pub fn client_context(&self) -> u32 {
-        LittleEndian::read_u32(&self.0)
+        u32::from_le_bytes(self.0)
     }
 
     /// Stores `ClientContext` (all four bytes).

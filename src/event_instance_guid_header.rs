@@ -76,14 +76,6 @@ impl EventInstanceGuidHeader {
         }
     }
 
-    /// Encodes every member; `from_bytes(&h.to_bytes()) == h` for every `h`.
-    #[inline]
-    pub fn to_bytes(&self) -> [u8; Self::LEN] {
-        let mut bytes = [0; Self::LEN];
-        self.write(&mut Writer::new(&mut bytes));
-        bytes
-    }
-
     /// Encodes the members into the first 0x48 bytes `write` covers (see [`Self::read`]).
     #[inline]
     pub(crate) fn write(&self, write: &mut Writer<'_>) {
@@ -102,15 +94,14 @@ impl EventInstanceGuidHeader {
     /// [`Error::SizeBelowHeader`] for a `Size` under 0x48.
     pub fn parse(input: &[u8]) -> Result<(Self, &[u8]), Error> {
         let (bytes, rest) = wire::split_prefix::<{ Self::LEN }>(Self::LAYOUT, input)?;
-        let header = Self::from_bytes(bytes);
+        let read = Reader::new(bytes);
         wire::check_event_header(
             Self::LAYOUT,
-            header.header.marker_flags,
-            header.header.header_type,
+            &read,
+            crate::event_trace_header::offset::CHECKED,
             [HeaderType::INSTANCE32, HeaderType::INSTANCE64],
-            header.header.size,
         )?;
-        Ok((header, rest))
+        Ok((Self::read(&read), rest))
     }
 
     /// Reads one whole event: the header as [`parse`](Self::parse) does, then `Size - 0x48` bytes

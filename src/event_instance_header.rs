@@ -99,11 +99,10 @@ impl EventInstanceHeader {
         }
     }
 
-    /// Encodes every member; `from_bytes(&h.to_bytes()) == h` for every `h`.
+    /// Encodes the members into the first `LEN` bytes `write` covers, setting every one of
+    /// them (`to_bytes` and `emit` are built on it).
     #[inline]
-    pub fn to_bytes(&self) -> [u8; Self::LEN] {
-        let mut bytes = [0; Self::LEN];
-        let mut write = Writer::new(&mut bytes);
+    pub(crate) fn write(&self, write: &mut Writer<'_>) {
         write.u16(common::SIZE, self.size);
         write.u8(common::HEADER_TYPE, self.header_type.0);
         write.u8(common::MARKER_FLAGS, self.marker_flags.0);
@@ -116,7 +115,6 @@ impl EventInstanceHeader {
         write.u32(offset::PARENT_INSTANCE_ID, self.parent_instance_id);
         write.bytes(offset::PROCESSOR_TIME, self.times.0);
         write.u64(offset::PARENT_REG_HANDLE, self.parent_reg_handle);
-        bytes
     }
 }
 

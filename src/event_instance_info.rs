@@ -73,13 +73,11 @@ impl EventInstanceInfo32 {
         }
     }
 
-    /// Encodes every member; `from_bytes(&i.to_bytes()) == i` for every `i`.
-    pub fn to_bytes(&self) -> [u8; Self::LEN] {
-        let mut bytes = [0; Self::LEN];
-        let mut write = Writer::new(&mut bytes);
+    /// Encodes the members into the first `LEN` bytes `write` covers, setting every one of
+    /// them (`to_bytes` and `emit` are built on it).
+    pub(crate) fn write(&self, write: &mut Writer<'_>) {
         write.u32(offset32::REG_HANDLE, self.reg_handle);
         write.u32(offset32::INSTANCE_ID, self.instance_id);
-        bytes
     }
 }
 
@@ -99,14 +97,12 @@ impl EventInstanceInfo64 {
         }
     }
 
-    /// Encodes every member; `from_bytes(&i.to_bytes()) == i` for every `i`.
-    pub fn to_bytes(&self) -> [u8; Self::LEN] {
-        let mut bytes = [0; Self::LEN];
-        let mut write = Writer::new(&mut bytes);
+    /// Encodes the members into the first `LEN` bytes `write` covers, setting every one of
+    /// them (`to_bytes` and `emit` are built on it).
+    pub(crate) fn write(&self, write: &mut Writer<'_>) {
         write.u64(offset64::REG_HANDLE, self.reg_handle);
         write.u32(offset64::INSTANCE_ID, self.instance_id);
         write.bytes(offset64::TAIL_PADDING, self.tail_padding);
-        bytes
     }
 }
 

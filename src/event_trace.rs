@@ -120,17 +120,15 @@ impl EventTrace32 {
         }
     }
 
-    /// Encodes every member; `from_bytes(&t.to_bytes()) == t` for every `t`.
+    /// Encodes the members into the first `LEN` bytes `write` covers, setting every one of
+    /// them (`to_bytes` and `emit` are built on it).
     #[inline]
-    pub fn to_bytes(&self) -> [u8; Self::LEN] {
-        let mut bytes = [0; Self::LEN];
-        let mut write = Writer::new(&mut bytes);
-        self.instance_header().write(&mut write);
+    pub(crate) fn write(&self, write: &mut Writer<'_>) {
+        self.instance_header().write(write);
         write.u32(offset32::MOF_DATA, self.mof_data);
         write.u32(offset32::MOF_LENGTH, self.mof_length);
         write.bytes(offset32::BUFFER_CONTEXT, self.buffer_context.0);
         write.bytes(offset32::TAIL_PADDING, self.tail_padding);
-        bytes
     }
 
     /// The first 0x48 bytes, which are an `EVENT_INSTANCE_GUID_HEADER`.
@@ -167,16 +165,14 @@ impl EventTrace64 {
         }
     }
 
-    /// Encodes every member; `from_bytes(&t.to_bytes()) == t` for every `t`.
+    /// Encodes the members into the first `LEN` bytes `write` covers, setting every one of
+    /// them (`to_bytes` and `emit` are built on it).
     #[inline]
-    pub fn to_bytes(&self) -> [u8; Self::LEN] {
-        let mut bytes = [0; Self::LEN];
-        let mut write = Writer::new(&mut bytes);
-        self.instance_header().write(&mut write);
+    pub(crate) fn write(&self, write: &mut Writer<'_>) {
+        self.instance_header().write(write);
         write.u64(offset64::MOF_DATA, self.mof_data);
         write.u32(offset64::MOF_LENGTH, self.mof_length);
         write.bytes(offset64::BUFFER_CONTEXT, self.buffer_context.0);
-        bytes
     }
 
     /// The first 0x48 bytes, which are an `EVENT_INSTANCE_GUID_HEADER`.
@@ -294,7 +290,10 @@ impl EventTrace {
     /// # Errors
     /// [`Error::OutputTooSmall`] when `out` is shorter than 0x58 bytes; nothing is written then.
     pub fn emit<'o>(&self, out: &'o mut [u8]) -> Result<&'o mut [u8], Error> {
-        wire::emit_prefix(self.layout(), self.to_bytes(), out)
+        match self {
+            Self::Bits32(trace) => trace.emit(out),
+            Self::Bits64(trace) => trace.emit(out),
+        }
     }
 
     const fn layout_of(bitness: Bitness) -> Layout {

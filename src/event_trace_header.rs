@@ -18,6 +18,13 @@ pub(crate) mod offset {
     pub(crate) const TIME_STAMP: Field<8> = Field::at(0x10); //     LARGE_INTEGER TimeStamp
     pub(crate) const GUID: Field<16> = Field::at(0x18); //          GUID Guid | ULONGLONG GuidPtr
     pub(crate) const PROCESSOR_TIME: Field<8> = Field::at(0x28); // KernelTime+UserTime | ProcessorTime | ClientContext+Flags
+
+    /// What `parse` checks, here and in the headers that begin with an `EVENT_TRACE_HEADER`.
+    pub(crate) const CHECKED: crate::wire::CheckedFields = crate::wire::CheckedFields {
+        size: SIZE,
+        header_type: HEADER_TYPE,
+        marker_flags: MARKER_FLAGS,
+    };
 }
 
 const _: () = assert!(offset::PROCESSOR_TIME.end() == EventTraceHeader::LEN);
@@ -90,17 +97,9 @@ impl EventTraceHeader {
             thread_id: read.u32(offset::THREAD_ID),
             process_id: read.u32(offset::PROCESS_ID),
             timestamp: read.i64(offset::TIME_STAMP),
-            guid: GuidOrPtr(read.bytes(offset::GUID)),
+            guid: GuidOrPtr(read.bytes16(offset::GUID)),
             times: TimesOrFlags(read.bytes(offset::PROCESSOR_TIME)),
         }
-    }
-
-    /// Encodes every member; `from_bytes(&h.to_bytes()) == h` for every `h`.
-    #[inline]
-    pub fn to_bytes(&self) -> [u8; Self::LEN] {
-        let mut bytes = [0; Self::LEN];
-        self.write(&mut Writer::new(&mut bytes));
-        bytes
     }
 
     /// Encodes the members into the first 0x30 bytes `write` covers (see [`Self::read`]).
@@ -113,7 +112,7 @@ impl EventTraceHeader {
         write.u32(offset::THREAD_ID, self.thread_id);
         write.u32(offset::PROCESS_ID, self.process_id);
         write.i64(offset::TIME_STAMP, self.timestamp);
-        write.bytes(offset::GUID, self.guid.0);
+        write.bytes16(offset::GUID, self.guid.0);
         write.bytes(offset::PROCESSOR_TIME, self.times.0);
     }
 
@@ -126,15 +125,14 @@ impl EventTraceHeader {
     /// [`Error::SizeBelowHeader`] for a `Size` under 0x30.
     pub fn parse(input: &[u8]) -> Result<(Self, &[u8]), Error> {
         let (bytes, rest) = wire::split_prefix::<{ Self::LEN }>(Self::LAYOUT, input)?;
-        let header = Self::from_bytes(bytes);
+        let read = Reader::new(bytes);
         wire::check_event_header(
             Self::LAYOUT,
-            header.marker_flags,
-            header.header_type,
+            &read,
+            offset::CHECKED,
             [HeaderType::FULL_HEADER32, HeaderType::FULL_HEADER64],
-            header.size,
         )?;
-        Ok((header, rest))
+        Ok((Self::read(&read), rest))
     }
 
     /// Reads one whole event: the header as [`parse`](Self::parse) does, then `Size - 0x30` bytes

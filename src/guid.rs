@@ -1,7 +1,5 @@
 //! `GUID` in the Windows mixed-endian layout, with `no_std` text formatting and parsing.
 
-use byteorder::{ByteOrder, LittleEndian};
-
 use crate::error::GuidTextExpectation;
 use crate::Error;
 
@@ -63,9 +61,9 @@ impl Guid {
     pub fn from_bytes_le(bytes: [u8; 16]) -> Self {
         let [a0, a1, a2, a3, b0, b1, c0, c1, d4 @ ..] = bytes;
         Self {
-            data1: LittleEndian::read_u32(&[a0, a1, a2, a3]),
-            data2: LittleEndian::read_u16(&[b0, b1]),
-            data3: LittleEndian::read_u16(&[c0, c1]),
+            data1: u32::from_le_bytes([a0, a1, a2, a3]),
+            data2: u16::from_le_bytes([b0, b1]),
+            data3: u16::from_le_bytes([c0, c1]),
             data4: d4,
         }
     }
@@ -73,15 +71,13 @@ impl Guid {
     /// Encodes the GUID as Windows lays it out in memory.
     #[inline]
     pub fn to_bytes_le(self) -> [u8; 16] {
-        let mut bytes = [0; 16];
-        let (data1, tail) = bytes.split_at_mut(4);
-        let (data2, tail) = tail.split_at_mut(2);
-        let (data3, data4) = tail.split_at_mut(2);
-        LittleEndian::write_u32(data1, self.data1);
-        LittleEndian::write_u16(data2, self.data2);
-        LittleEndian::write_u16(data3, self.data3);
-        data4.copy_from_slice(&self.data4);
-        bytes
+        let [a0, a1, a2, a3] = self.data1.to_le_bytes();
+        let [b0, b1] = self.data2.to_le_bytes();
+        let [c0, c1] = self.data3.to_le_bytes();
+        let [d0, d1, d2, d3, d4, d5, d6, d7] = self.data4;
+        [
+            a0, a1, a2, a3, b0, b1, c0, c1, d0, d1, d2, d3, d4, d5, d6, d7,
+        ]
     }
 
     /// Whether this is the all-zero GUID.

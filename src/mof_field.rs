@@ -51,14 +51,12 @@ impl MofField {
         }
     }
 
-    /// Encodes every member; `from_bytes(&f.to_bytes()) == f` for every `f`.
-    pub fn to_bytes(&self) -> [u8; Self::LEN] {
-        let mut bytes = [0; Self::LEN];
-        let mut write = Writer::new(&mut bytes);
+    /// Encodes the members into the first `LEN` bytes `write` covers, setting every one of
+    /// them (`to_bytes` and `emit` are built on it).
+    pub(crate) fn write(&self, write: &mut Writer<'_>) {
         write.u64(offset::DATA_PTR, self.data_ptr);
         write.u32(offset::LENGTH, self.length);
         write.u32(offset::DATA_TYPE, self.data_type);
-        bytes
     }
 }
 

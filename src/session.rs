@@ -119,7 +119,7 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> Session<BUFFER_SIZE, B
         #[allow(clippy::let_unit_value)]
         let () = Self::VALID;
         Self {
-            buffers: [[0; BUFFER_SIZE]; BUFFER_COUNT],
+            buffers: [const { [0; BUFFER_SIZE] }; BUFFER_COUNT],
             slots: [Slot::Free; BUFFER_COUNT],
             current: None,
             logger_id,

@@ -25,6 +25,13 @@ mod offset {
     pub(super) const SYSTEM_TIME: Field<8> = Field::at(0x10); //  LARGE_INTEGER SystemTime
     pub(super) const KERNEL_TIME: Field<4> = Field::at(0x18); //  ULONG KernelTime
     pub(super) const USER_TIME: Field<4> = Field::at(0x1C); //    ULONG UserTime
+
+    /// What `parse` checks.
+    pub(super) const CHECKED: crate::wire::CheckedFields = crate::wire::CheckedFields {
+        size: SIZE,
+        header_type: HEADER_TYPE,
+        marker_flags: FLAGS,
+    };
 }
 
 const _: () = assert!(offset::VERSION.end() == offset::HEADER_TYPE.start());
@@ -108,10 +115,9 @@ impl SystemTraceHeader {
         }
     }
 
-    /// Encodes every member; `from_bytes(&h.to_bytes()) == h` for every `h`.
-    pub fn to_bytes(&self) -> [u8; Self::LEN] {
-        let mut bytes = [0; Self::LEN];
-        let mut write = Writer::new(&mut bytes);
+    /// Encodes the members into the first `LEN` bytes `write` covers, setting every one of
+    /// them (`to_bytes` and `emit` are built on it).
+    pub(crate) fn write(&self, write: &mut Writer<'_>) {
         write.u16(offset::VERSION, self.version);
         write.u8(offset::HEADER_TYPE, self.header_type.0);
         write.u8(offset::FLAGS, self.flags.0);
@@ -122,7 +128,6 @@ impl SystemTraceHeader {
         write.i64(offset::SYSTEM_TIME, self.system_time);
         write.u32(offset::KERNEL_TIME, self.kernel_time);
         write.u32(offset::USER_TIME, self.user_time);
-        bytes
     }
 
     /// The `Marker` view of bytes 0..4, little-endian: `Flags << 24 | HeaderType << 16 | Version`
@@ -186,15 +191,13 @@ impl SystemTraceHeader {
     /// [`Error::SizeBelowHeader`] for a `Size` under 0x20.
     pub fn parse(input: &[u8]) -> Result<(Self, &[u8]), Error> {
         let (bytes, rest) = wire::split_prefix::<{ Self::LEN }>(Self::LAYOUT, input)?;
-        let header = Self::from_bytes(bytes);
         wire::check_event_header(
             Self::LAYOUT,
-            header.flags,
-            header.header_type,
+            &Reader::new(bytes),
+            offset::CHECKED,
             [HeaderType::SYSTEM32, HeaderType::SYSTEM64],
-            header.size,
         )?;
-        Ok((header, rest))
+        Ok((Self::from_bytes(bytes), rest))
     }
 
     /// Reads one whole event: the header as [`parse`](Self::parse) does, then `Size - 0x20` bytes

@@ -1,7 +1,7 @@
 //! `TIME_ZONE_INFORMATION` and its `SYSTEMTIME` members: the time zone of the machine that
 //! wrote a trace, member `TimeZone` of `TRACE_LOGFILE_HEADER`.
 
-use crate::wire::{Field, Reader, Writer};
+use crate::wire::{self, Field, Reader};
 use crate::Utf16Str;
 
 /// Byte offsets of `TIME_ZONE_INFORMATION` (mingw-w64 timezoneapi.h, gcc-checked for i686 and
@@ -99,17 +99,16 @@ impl SystemTime {
 
     /// Encodes every member; `from_bytes(&t.to_bytes()) == t` for every `t`.
     pub fn to_bytes(&self) -> [u8; Self::LEN] {
-        let mut bytes = [0; Self::LEN];
-        let mut write = Writer::new(&mut bytes);
-        write.u16(system_time::YEAR, self.year);
-        write.u16(system_time::MONTH, self.month);
-        write.u16(system_time::DAY_OF_WEEK, self.day_of_week);
-        write.u16(system_time::DAY, self.day);
-        write.u16(system_time::HOUR, self.hour);
-        write.u16(system_time::MINUTE, self.minute);
-        write.u16(system_time::SECOND, self.second);
-        write.u16(system_time::MILLISECONDS, self.milliseconds);
-        bytes
+        wire::encode(|write| {
+            write.u16(system_time::YEAR, self.year);
+            write.u16(system_time::MONTH, self.month);
+            write.u16(system_time::DAY_OF_WEEK, self.day_of_week);
+            write.u16(system_time::DAY, self.day);
+            write.u16(system_time::HOUR, self.hour);
+            write.u16(system_time::MINUTE, self.minute);
+            write.u16(system_time::SECOND, self.second);
+            write.u16(system_time::MILLISECONDS, self.milliseconds);
+        })
     }
 }
 
@@ -171,16 +170,15 @@ impl TimeZoneInformation {
 
     /// Encodes every member; `from_bytes(&t.to_bytes()) == t` for every `t`.
     pub fn to_bytes(&self) -> [u8; Self::LEN] {
-        let mut bytes = [0; Self::LEN];
-        let mut write = Writer::new(&mut bytes);
-        write.bytes(offset::BIAS, self.bias.to_le_bytes());
-        write.bytes(offset::STANDARD_NAME, units_to_bytes(&self.standard_name));
-        write.bytes(offset::STANDARD_DATE, self.standard_date.to_bytes());
-        write.bytes(offset::STANDARD_BIAS, self.standard_bias.to_le_bytes());
-        write.bytes(offset::DAYLIGHT_NAME, units_to_bytes(&self.daylight_name));
-        write.bytes(offset::DAYLIGHT_DATE, self.daylight_date.to_bytes());
-        write.bytes(offset::DAYLIGHT_BIAS, self.daylight_bias.to_le_bytes());
-        bytes
+        wire::encode(|write| {
+            write.bytes(offset::BIAS, self.bias.to_le_bytes());
+            write.bytes(offset::STANDARD_NAME, units_to_bytes(&self.standard_name));
+            write.bytes(offset::STANDARD_DATE, self.standard_date.to_bytes());
+            write.bytes(offset::STANDARD_BIAS, self.standard_bias.to_le_bytes());
+            write.bytes(offset::DAYLIGHT_NAME, units_to_bytes(&self.daylight_name));
+            write.bytes(offset::DAYLIGHT_DATE, self.daylight_date.to_bytes());
+            write.bytes(offset::DAYLIGHT_BIAS, self.daylight_bias.to_le_bytes());
+        })
     }
 
     /// `StandardName` up to its first NUL (all 32 units when it has none).

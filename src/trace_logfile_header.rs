@@ -1,8 +1,6 @@
 //! `TRACE_LOGFILE_HEADER`: the data of the first event of every .etl file, in its 32-bit and
 //! 64-bit layouts, and the two names that follow it.
 
-use byteorder::{ByteOrder, LittleEndian};
-
 use crate::wire::{self, Field, Reader, Writer};
 use crate::{
     Bitness, Error, Guid, HeaderType, Layout, SystemTraceHeader, TimeZoneInformation, Utf16Str,
@@ -172,13 +170,18 @@ impl LogInstance {
         self.0
             .chunks_exact(4)
             .nth(index)
-            .map(LittleEndian::read_u32)
-            .unwrap_or_default()
+            .and_then(<[u8]>::first_chunk::<4>)
+            .map_or(0, |word| u32::from_le_bytes(*word))
     }
 
     fn set_word(&mut self, index: usize, value: u32) {
-        if let Some(word) = self.0.chunks_exact_mut(4).nth(index) {
-            LittleEndian::write_u32(word, value);
+        if let Some(word) = self
+            .0
+            .chunks_exact_mut(4)
+            .nth(index)
+            .and_then(<[u8]>::first_chunk_mut::<4>)
+        {
+            *word = value.to_le_bytes();
         }
     }
 
@@ -433,7 +436,7 @@ macro_rules! logfile_header_codec {
                     maximum_file_size: read.u32(offset::MAXIMUM_FILE_SIZE),
                     log_file_mode: read.u32(offset::LOG_FILE_MODE),
                     buffers_written: read.u32(offset::BUFFERS_WRITTEN),
-                    log_instance: LogInstance(read.bytes(offset::LOG_INSTANCE)),
+                    log_instance: LogInstance(read.bytes16(offset::LOG_INSTANCE)),
                     logger_name: read.$pointer($tail::LOGGER_NAME),
                     log_file_name: read.$pointer($tail::LOG_FILE_NAME),
                     time_zone: TimeZoneInformation::from_bytes(&read.bytes($tail::TIME_ZONE)),
@@ -446,10 +449,9 @@ macro_rules! logfile_header_codec {
                 }
             }
 
-            /// Encodes every member; `from_bytes(&h.to_bytes()) == h` for every `h`.
-            pub fn to_bytes(&self) -> [u8; Self::LEN] {
-                let mut bytes = [0; Self::LEN];
-                let mut write = Writer::new(&mut bytes);
+            /// Encodes the members into the first `LEN` bytes `write` covers, setting every one of
+            /// them (`to_bytes` and `emit` are built on it).
+            pub(crate) fn write(&self, write: &mut Writer<'_>) {
                 write.u32(offset::BUFFER_SIZE, self.buffer_size);
                 write.u32(offset::VERSION, self.version.roll_up());
                 write.u32(offset::PROVIDER_VERSION, self.provider_version);
@@ -459,7 +461,7 @@ macro_rules! logfile_header_codec {
                 write.u32(offset::MAXIMUM_FILE_SIZE, self.maximum_file_size);
                 write.u32(offset::LOG_FILE_MODE, self.log_file_mode);
                 write.u32(offset::BUFFERS_WRITTEN, self.buffers_written);
-                write.bytes(offset::LOG_INSTANCE, self.log_instance.0);
+                write.bytes16(offset::LOG_INSTANCE, self.log_instance.0);
                 write.$pointer($tail::LOGGER_NAME, self.logger_name);
                 write.$pointer($tail::LOG_FILE_NAME, self.log_file_name);
                 write.bytes($tail::TIME_ZONE, self.time_zone.to_bytes());
@@ -469,7 +471,6 @@ macro_rules! logfile_header_codec {
                 write.i64($tail::START_TIME, self.start_time);
                 write.u32($tail::RESERVED_FLAGS, self.reserved_flags.0);
                 write.u32($tail::BUFFERS_LOST, self.buffers_lost);
-                bytes
             }
         }
     };

@@ -1,8 +1,6 @@
 //! The C unions inside the event headers, each kept as its raw bytes with one accessor and one
 //! setter per view. A setter writes only the bytes of its view; the others keep what they held.
 
-use byteorder::{ByteOrder, LittleEndian};
-
 use crate::{Guid, WnodeFlags};
 
 /// The class GUID member at offset 0x18 of `EVENT_TRACE_HEADER` and `EVENT_INSTANCE_GUID_HEADER`.
@@ -41,13 +39,13 @@ impl GuidOrPtr {
     /// The `GuidPtr` view: bytes 0..8, little-endian.
     pub fn guid_ptr(&self) -> u64 {
         let [head @ .., _, _, _, _, _, _, _, _] = self.0;
-        LittleEndian::read_u64(&head)
+        u64::from_le_bytes(head)
     }
 
     /// Stores `guid_ptr` in bytes 0..8; bytes 8..16 keep their value.
     pub fn set_guid_ptr(&mut self, guid_ptr: u64) {
-        let (head, _) = self.0.split_at_mut(8);
-        LittleEndian::write_u64(head, guid_ptr);
+        let [head @ .., _, _, _, _, _, _, _, _] = &mut self.0;
+        *head = guid_ptr.to_le_bytes();
     }
 }
 
@@ -125,22 +123,22 @@ impl TimesOrFlags {
 
     fn low(&self) -> u32 {
         let [head @ .., _, _, _, _] = self.0;
-        LittleEndian::read_u32(&head)
+        u32::from_le_bytes(head)
     }
 
     fn high(&self) -> u32 {
         let [_, _, _, _, tail @ ..] = self.0;
-        LittleEndian::read_u32(&tail)
+        u32::from_le_bytes(tail)
     }
 
     fn set_low(&mut self, value: u32) {
-        let (low, _) = self.0.split_at_mut(4);
-        LittleEndian::write_u32(low, value);
+        let [low @ .., _, _, _, _] = &mut self.0;
+        *low = value.to_le_bytes();
     }
 
     fn set_high(&mut self, value: u32) {
-        let (_, high) = self.0.split_at_mut(4);
-        LittleEndian::write_u32(high, value);
+        let [_, _, _, _, high @ ..] = &mut self.0;
+        *high = value.to_le_bytes();
     }
 
     /// `KernelTime`: kernel-mode CPU time in ticks (bytes 0..4).

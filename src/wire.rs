@@ -1,13 +1,11 @@
 //! The one mechanism every wire struct is built on: named fields at fixed offsets, read and
-//! written little-endian through `byteorder`, and the length checks shared by `parse` and `emit`.
+//! written little-endian, and the length checks shared by `parse` and `emit`.
 //!
 //! Each struct file holds a private `offset` table of [`Field`]s named after the SDK members, and
 //! a compile-time assertion that the table ends exactly at the struct's length. The accessors
 //! here take the struct's whole `[u8; LEN]` array, so a field can never lie outside the bytes it
 //! reads; the fallbacks below exist only to keep the code free of panicking operations and are
 //! removed by the optimiser.
-
-use byteorder::{ByteOrder, LittleEndian};
 
 use crate::{Error, Guid, HeaderType, Layout, MarkerFlags};
 
@@ -48,13 +46,18 @@ impl<'a> Reader<'a> {
         Self { bytes }
     }
 
+    /// The field's bytes in place (`None` only where a field lay outside the struct, which the
+    /// layout assertions rule out).
     #[inline]
-    pub(crate) fn bytes<const N: usize>(&self, field: Field<N>) -> [u8; N] {
+    fn array<const N: usize>(&self, field: Field<N>) -> Option<&'a [u8; N]> {
         self.bytes
             .get(field.offset..)
             .and_then(|tail| tail.first_chunk::<N>())
-            .copied()
-            .unwrap_or([0; N])
+    }
+
+    #[inline]
+    pub(crate) fn bytes<const N: usize>(&self, field: Field<N>) -> [u8; N] {
+        self.array(field).copied().unwrap_or([0; N])
     }
 
     #[inline]
@@ -65,22 +68,31 @@ impl<'a> Reader<'a> {
 
     #[inline]
     pub(crate) fn u16(&self, field: Field<2>) -> u16 {
-        LittleEndian::read_u16(&self.bytes(field))
+        u16::from_le_bytes(self.bytes(field))
     }
 
     #[inline]
     pub(crate) fn u32(&self, field: Field<4>) -> u32 {
-        LittleEndian::read_u32(&self.bytes(field))
+        u32::from_le_bytes(self.bytes(field))
     }
 
     #[inline]
     pub(crate) fn u64(&self, field: Field<8>) -> u64 {
-        LittleEndian::read_u64(&self.bytes(field))
+        u64::from_le_bytes(self.bytes(field))
     }
 
     #[inline]
     pub(crate) fn i64(&self, field: Field<8>) -> i64 {
-        LittleEndian::read_i64(&self.bytes(field))
+        i64::from_le_bytes(self.bytes(field))
+    }
+
+    /// Sixteen raw bytes (a union kept as bytes), moved as one `u128`: four word loads, where
+    /// a copy of a 16-byte array of unknown alignment is a call to `memcpy` at opt-level "z".
+    #[inline]
+    pub(crate) fn bytes16(&self, field: Field<16>) -> [u8; 16] {
+        self.array(field)
+            .map_or(0, |bytes| u128::from_le_bytes(*bytes))
+            .to_le_bytes()
     }
 
     #[inline]
@@ -118,35 +130,33 @@ impl<'a> Writer<'a> {
 
     #[inline]
     pub(crate) fn u16(&mut self, field: Field<2>, value: u16) {
-        let mut raw = [0; 2];
-        LittleEndian::write_u16(&mut raw, value);
-        self.bytes(field, raw);
+        self.bytes(field, value.to_le_bytes());
     }
 
     #[inline]
     pub(crate) fn u32(&mut self, field: Field<4>, value: u32) {
-        let mut raw = [0; 4];
-        LittleEndian::write_u32(&mut raw, value);
-        self.bytes(field, raw);
+        self.bytes(field, value.to_le_bytes());
     }
 
     #[inline]
     pub(crate) fn u64(&mut self, field: Field<8>, value: u64) {
-        let mut raw = [0; 8];
-        LittleEndian::write_u64(&mut raw, value);
-        self.bytes(field, raw);
+        self.bytes(field, value.to_le_bytes());
     }
 
     #[inline]
     pub(crate) fn i64(&mut self, field: Field<8>, value: i64) {
-        let mut raw = [0; 8];
-        LittleEndian::write_i64(&mut raw, value);
-        self.bytes(field, raw);
+        self.bytes(field, value.to_le_bytes());
+    }
+
+    /// Sixteen raw bytes, moved as one `u128` (see [`Reader::bytes16`]).
+    #[inline]
+    pub(crate) fn bytes16(&mut self, field: Field<16>, value: [u8; 16]) {
+        self.bytes(field, u128::from_le_bytes(value).to_le_bytes());
     }
 
     #[inline]
     pub(crate) fn guid(&mut self, field: Field<16>, value: Guid) {
-        self.bytes(field, value.to_bytes_le());
+        self.bytes16(field, value.to_bytes_le());
     }
 }
 
@@ -163,13 +173,25 @@ pub(crate) fn split_prefix<const LEN: usize>(
     })
 }
 
-/// Copies `encoded` to the front of `out` and returns the rest of `out`; writes nothing when
-/// `out` is too small.
+/// A struct's `LEN` bytes, every one set by `write` (a struct's `write` method) over zeros.
+#[inline]
+pub(crate) fn encode<const LEN: usize>(write: impl FnOnce(&mut Writer<'_>)) -> [u8; LEN] {
+    let mut bytes = [0; LEN];
+    write(&mut Writer::new(&mut bytes));
+    bytes
+}
+
+/// Encodes a struct of `LEN` bytes with `write` straight into the front of `out`, and returns
+/// the rest of `out`; writes nothing when `out` is too small.
+///
+/// `write` must set every one of the `LEN` bytes, as each struct's `write` does (the fields tile
+/// the struct; `tests/laws.rs` checks it over any earlier content of `out`). Writing in place,
+/// rather than copying an encoded `[u8; LEN]`, keeps the struct's bytes off the stack.
 #[inline]
 pub(crate) fn emit_prefix<const LEN: usize>(
     layout: Layout,
-    encoded: [u8; LEN],
     out: &mut [u8],
+    write: impl FnOnce(&mut Writer<'_>),
 ) -> Result<&mut [u8], Error> {
     let found = out.len();
     let (slot, rest) = out
@@ -179,19 +201,31 @@ pub(crate) fn emit_prefix<const LEN: usize>(
             needed: LEN,
             found,
         })?;
-    *slot = encoded;
+    write(&mut Writer::new(slot));
     Ok(rest)
 }
 
+/// Where the members that `parse` checks lie in an event header: `EVENT_TRACE_HEADER`'s offsets
+/// for the headers that begin with one, `SYSTEM_TRACE_HEADER`'s for system events.
+#[derive(Clone, Copy)]
+pub(crate) struct CheckedFields {
+    pub(crate) size: Field<2>,
+    pub(crate) header_type: Field<1>,
+    pub(crate) marker_flags: Field<1>,
+}
+
 /// The checks `parse` makes on a header read from a trace buffer: marker flags 0xC0, one of the
-/// two header types the struct is written with, and a `Size` that covers the fixed header.
+/// two header types the struct is written with, and a `Size` that covers the fixed header. They
+/// read the three members in place, before `parse` decodes the rest.
 pub(crate) fn check_event_header(
     layout: Layout,
-    marker_flags: MarkerFlags,
-    header_type: HeaderType,
+    read: &Reader<'_>,
+    fields: CheckedFields,
     [expected_32, expected_64]: [HeaderType; 2],
-    size: u16,
 ) -> Result<(), Error> {
+    let marker_flags = MarkerFlags(read.u8(fields.marker_flags));
+    let header_type = HeaderType(read.u8(fields.header_type));
+    let size = read.u16(fields.size);
     if !marker_flags.is_event_trace_header() {
         return Err(Error::NotATraceHeader {
             layout,
@@ -243,7 +277,8 @@ pub(crate) fn ascending<const N: usize>() -> [u8; N] {
     core::array::from_fn(|index| (index as u8).wrapping_add(0x11))
 }
 
-/// The `parse` and `emit` entry points every fixed-layout type shares, written once.
+/// The `to_bytes`, `emit` (and `parse`) entry points every fixed-layout type shares, written
+/// once on top of the type's `LEN`, `LAYOUT`, `from_bytes` and `write` (which sets every byte).
 ///
 /// `length_only` also gives the type a `parse` that checks nothing but the length (for the
 /// structs that never appear in trace buffers); `emit` alone suits the wire headers, whose
@@ -266,6 +301,12 @@ macro_rules! fixed_layout_entry_points {
     };
     ($type:ty, emit) => {
         impl $type {
+            /// Encodes every member; `from_bytes(&v.to_bytes()) == v` for every value `v`.
+            #[inline]
+            pub fn to_bytes(&self) -> [u8; Self::LEN] {
+                crate::wire::encode(|write| self.write(write))
+            }
+
             /// Writes the struct to the start of `out` and returns the rest of `out`.
             ///
             /// # Errors
@@ -273,7 +314,9 @@ macro_rules! fixed_layout_entry_points {
             /// [`Self::LEN`]; nothing is written then.
             #[inline]
             pub fn emit<'o>(&self, out: &'o mut [u8]) -> Result<&'o mut [u8], crate::Error> {
-                crate::wire::emit_prefix(Self::LAYOUT, self.to_bytes(), out)
+                crate::wire::emit_prefix::<{ Self::LEN }>(Self::LAYOUT, out, |write| {
+                    self.write(write)
+                })
             }
         }
     };

@@ -160,14 +160,13 @@ impl WmiBufferHeader {
             offset: read.u32(offset::OFFSET),
             buffer_flag: BufferFlags(read.u16(offset::BUFFER_FLAG)),
             buffer_type: BufferType(read.u16(offset::BUFFER_TYPE)),
-            reference_time: read.bytes(offset::REFERENCE_TIME),
+            reference_time: read.bytes16(offset::REFERENCE_TIME),
         }
     }
 
-    /// Encodes every member; `from_bytes(&h.to_bytes()) == h` for every `h`.
-    pub fn to_bytes(&self) -> [u8; Self::LEN] {
-        let mut bytes = [0; Self::LEN];
-        let mut write = Writer::new(&mut bytes);
+    /// Encodes the members into the first `LEN` bytes `write` covers, setting every one of
+    /// them (`to_bytes` and `emit` are built on it).
+    pub(crate) fn write(&self, write: &mut Writer<'_>) {
         write.u32(offset::BUFFER_SIZE, self.buffer_size);
         write.u32(offset::SAVED_OFFSET, self.saved_offset);
         write.u32(offset::CURRENT_OFFSET, self.current_offset);
@@ -180,8 +179,7 @@ impl WmiBufferHeader {
         write.u32(offset::OFFSET, self.offset);
         write.u16(offset::BUFFER_FLAG, self.buffer_flag.0);
         write.u16(offset::BUFFER_TYPE, self.buffer_type.0);
-        write.bytes(offset::REFERENCE_TIME, self.reference_time);
-        bytes
+        write.bytes16(offset::REFERENCE_TIME, self.reference_time);
     }
 
     /// Whether `BufferFlag` has `ETW_BUFFER_FLAG_COMPRESSED` (0x40): the bytes after the header

@@ -9,7 +9,7 @@ use etw_classic::{
     EventTrace64, EventTraceHeader, EventType, Guid, GuidOrPtr, HeaderType, Level, LogInstance,
     LogfileNames, MarkerFlags, MofField, SystemTime, SystemTraceHeader, TimeZoneInformation,
     TimesOrFlags, TraceLogfileHeader, TraceLogfileHeader32, TraceLogfileHeader64, Utf16Str,
-    VersionDetail,
+    VersionDetail, WmiBufferHeader,
 };
 use proptest::prelude::*;
 
@@ -295,6 +295,30 @@ proptest! {
     #[test]
     fn mof_field_bytes_round_trip(bytes in any::<[u8; 16]>()) {
         prop_assert_eq!(MofField::from_bytes(&bytes).to_bytes(), bytes);
+    }
+
+    // ---- emit writes every byte of the struct and nothing after it, whatever `out` held ----
+
+    #[test]
+    fn emit_sets_every_byte(bytes in proptest::collection::vec(any::<u8>(), 0x118), fill in any::<u8>()) {
+        macro_rules! check {
+            ($($type:ty),+) => {$({
+                let len = <$type>::LEN;
+                let value = <$type>::from_bytes(bytes[..len].try_into().unwrap());
+                // Two fillers that differ in every bit: a byte `emit` left alone shows in one.
+                for fill in [fill, !fill] {
+                    let mut out = vec![fill; len + 1];
+                    let rest = value.emit(&mut out).unwrap();
+                    prop_assert_eq!(rest, [fill]);
+                    prop_assert_eq!(&out[..len], &bytes[..len], "{}", stringify!($type));
+                }
+            })+};
+        }
+        check!(
+            EventTraceHeader, EventInstanceHeader, EventInstanceGuidHeader, EventTrace32, EventTrace64,
+            EventInstanceInfo32, EventInstanceInfo64, MofField, WmiBufferHeader, SystemTraceHeader,
+            TraceLogfileHeader32, TraceLogfileHeader64
+        );
     }
 
     // ---- struct -> bytes -> struct: every value survives, unknown codes included ----
