@@ -688,9 +688,32 @@ fn guid_pointer_is_resolved_and_copied_into_the_event() {
     assert_eq!(guid_at(event, 0x18), CLASS_A);
     assert_eq!(i64_at(event, 0x10), 42);
     assert_eq!(
-        (u32_at(event, 8), u32_at(event, 0x28)),
-        (0, 0),
-        "defaults of TraceContext"
+        (
+            u32_at(event, 8),
+            u32_at(event, 0x0C),
+            u32_at(event, 0x28),
+            u32_at(event, 0x2C)
+        ),
+        (0, 0, 0, 0),
+        "defaults of TraceContext: ThreadId, ProcessId, KernelTime, UserTime"
+    );
+
+    // A context that only keeps time resolves no GuidPtr.
+    struct ClockOnly;
+    impl TraceContext for ClockOnly {
+        fn timestamp(&mut self) -> i64 {
+            7
+        }
+    }
+    header.guid = GuidOrPtr::from_guid_ptr(0x1000);
+    assert_eq!(
+        f.provider.trace_event(
+            &mut f.session,
+            &header,
+            EventData::Inline(&[]),
+            &mut ClockOnly
+        ),
+        Err(TraceError::UnresolvedGuidPtr { guid_ptr: 0x1000 })
     );
 }
 
