@@ -474,3 +474,19 @@ fn write_data<'o>(out: &'o mut [u8], data: EventData<'_>) -> &'o mut [u8] {
     }
     rest
 }
+
+#[cfg(test)]
+mod tests {
+    use super::fits_u32;
+
+    #[test]
+    fn fits_u32_is_the_range_of_buffer_size() {
+        assert!(fits_u32(0));
+        assert!(fits_u32(0xFFFF_FFFF));
+        #[cfg(target_pointer_width = "64")]
+        {
+            assert!(!fits_u32(0x1_0000_0000));
+            assert!(!fits_u32(usize::MAX));
+        }
+    }
+}

@@ -829,3 +829,13 @@ fn debug_shows_the_state_not_the_buffers() {
     assert!(text.contains("stats: SessionStats { events_written: 0"));
     assert!(text.len() < 400, "{text}");
 }
+
+#[test]
+fn accessors_say_how_the_session_was_made() {
+    let f = fixture::<0x400, 2>(Bitness::Bits32);
+    assert_eq!(f.session.logger_id(), 0x2C);
+    assert_eq!(f.session.buffer_size(), 0x400);
+    assert_eq!(f.session.event_size_limit(), 0x400 - 72);
+    assert_eq!(f.session.enable_level(), Level::VERBOSE);
+    assert_eq!((f.session.free_count(), f.session.full_count()), (2, 0));
+}
