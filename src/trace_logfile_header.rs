@@ -848,6 +848,13 @@ mod tests {
         let guid = Guid::from_fields(1, 2, 3, [4; 8]);
         let mut union = LogInstance::from_counts(1, 8, 0, 3192);
         assert_eq!(union.0[..8], [1, 0, 0, 0, 8, 0, 0, 0]);
+        let mut text = heapless::String::<200>::new();
+        core::fmt::write(&mut text, format_args!("{union:?}")).unwrap();
+        assert_eq!(
+            text,
+            "LogInstance { log_instance_guid: 00000001-0008-0000-0000-0000780c0000, \
+             start_buffers: 1, pointer_size: 8, events_lost: 0, cpu_speed_in_mhz: 3192 }"
+        );
         union.set_log_instance_guid(guid);
         assert_eq!(union.log_instance_guid(), guid);
         assert_eq!(union.start_buffers(), 1);

@@ -85,6 +85,22 @@ fn delivers_each_classic_event_as_event_trace() {
 }
 
 #[test]
+fn deliver_takes_one_walked_event_at_a_time() {
+    let events = three_events();
+    let bytes = buffer_with(0x48 + 0xA8, 0, &events);
+    let buffer = TraceBuffer::parse(&bytes).unwrap();
+    let walked: Vec<_> = buffer.events().map(Result::unwrap).collect();
+    let one_by_one: Vec<_> = walked
+        .iter()
+        .map(|event| buffer.deliver(event, Bitness::Bits64))
+        .collect();
+    assert!(one_by_one[2].is_none(), "a SYSTEM64 event is not delivered");
+    let from_iterator: Vec<_> = buffer.classic_events(Bitness::Bits64).map(Some).collect();
+    assert_eq!(one_by_one[..2], from_iterator[..]);
+    assert_eq!(one_by_one[1].unwrap().unwrap().data, b"ok");
+}
+
+#[test]
 fn the_walk_says_where_it_looks_next() {
     let events = three_events();
     let mut walk = Events::new(&events);

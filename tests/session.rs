@@ -813,6 +813,20 @@ fn errors_say_what_was_expected_and_found() {
             },
             "an event must be smaller than 0x1b8 bytes (buffer size minus 72, at most 64 KiB), found 0x1b8",
         ),
+        (
+            TraceError::UnknownRegHandle {
+                role: InstanceRole::Event,
+                reg_handle: 9,
+            },
+            "instance info must hold a handle this provider registered, found 0x9",
+        ),
+        (
+            TraceError::UnknownRegHandle {
+                role: InstanceRole::Parent,
+                reg_handle: 9,
+            },
+            "parent instance info must hold a handle this provider registered, found 0x9",
+        ),
     ];
     for (error, text) in cases {
         assert_eq!(error.to_string(), text);

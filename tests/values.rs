@@ -369,6 +369,14 @@ fn guid_union_views_and_setters() {
         GuidOrPtr::from_guid_ptr(7).0,
         [7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
     );
+    // Setting the Guid view replaces all sixteen bytes.
+    union.set_guid(guid);
+    assert_eq!(union, GuidOrPtr::from_guid(guid));
+    assert_eq!(GuidOrPtr::from(guid), GuidOrPtr::from_guid(guid));
+    assert_eq!(
+        format!("{union:?}"),
+        "GuidOrPtr { guid: 00112233-4455-6677-8899-aabbccddeeff, guid_ptr: 0x6677445500112233 }"
+    );
 }
 
 #[test]
@@ -387,6 +395,7 @@ fn times_union_views_share_bytes_as_in_c() {
         "setting Flags keeps the low half"
     );
     union.set_event_id(9);
+    assert_eq!(union.event_id(), 9);
     assert_eq!(
         union.flags(),
         WnodeFlags::TRACED_GUID,
@@ -398,7 +407,13 @@ fn times_union_views_share_bytes_as_in_c() {
         (u32::MAX, u32::MAX)
     );
     union.set_kernel_time(1);
+    assert_eq!(union.0, [1, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF]);
     union.set_user_time(2);
+    assert_eq!(
+        format!("{union:?}"),
+        "TimesOrFlags { kernel_time: 1, user_time: 2, processor_time: 8589934593, \
+         flags: WnodeFlags(0x2: SINGLE_INSTANCE) }"
+    );
     union.set_client_context(3);
     assert_eq!(union.0, [3, 0, 0, 0, 2, 0, 0, 0]);
     assert_eq!(
