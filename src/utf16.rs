@@ -235,6 +235,16 @@ mod tests {
         let (empty, rest) = Utf16Str::split_nul_terminated(&[]);
         assert!(empty.is_empty());
         assert_eq!(rest, None);
+        assert!(!text.is_empty());
+    }
+
+    #[test]
+    fn equal_exactly_when_the_code_units_are() {
+        let from_bytes = Utf16Str::split_nul_terminated(&[b'o', 0, b'k', 0]).0;
+        let units = [u16::from(b'o'), u16::from(b'k')];
+        assert!(from_bytes == Utf16Str::from_units(&units));
+        assert!(from_bytes != Utf16Str::from_units(&units[..1]));
+        assert!(from_bytes != Utf16Str::from_units(&[u16::from(b'o'), 0x6B00]));
     }
 
     #[test]
