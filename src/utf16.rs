@@ -239,6 +239,20 @@ mod tests {
     }
 
     #[test]
+    fn units_know_how_many_are_left() {
+        let from_bytes = Utf16Str::split_nul_terminated(&[b'a', 0, b'b', 0, b'c', 0]).0;
+        let mut units = from_bytes.units();
+        assert_eq!((units.len(), units.size_hint()), (3, (3, Some(3))));
+        units.next();
+        assert_eq!(units.size_hint(), (2, Some(2)));
+        let stored = [1, 2];
+        let mut units = Utf16Str::from_units(&stored).units();
+        assert_eq!(units.size_hint(), (2, Some(2)));
+        units.next();
+        assert_eq!(units.len(), 1);
+    }
+
+    #[test]
     fn equal_exactly_when_the_code_units_are() {
         let from_bytes = Utf16Str::split_nul_terminated(&[b'o', 0, b'k', 0]).0;
         let units = [u16::from(b'o'), u16::from(b'k')];

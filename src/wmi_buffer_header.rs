@@ -278,6 +278,14 @@ mod tests {
         assert_eq!(header.clock_or_link, 0x3837_3635_3433_3231);
         assert_eq!(header.clock_type(), 0x31 & 7);
         assert_eq!(header.frequency(), 0x3837_3635_3433_3231 >> 3);
+        let other_clock = WmiBufferHeader {
+            clock_or_link: (10_000_000 << 3) | 2,
+            ..header
+        };
+        assert_eq!(
+            (other_clock.clock_type(), other_clock.frequency()),
+            (2, 10_000_000)
+        );
         assert_eq!(header.client_context.0, [0x39, 0x3a, 0x3b, 0x3c]);
         assert_eq!(header.state, 0x403f_3e3d);
         assert_eq!(header.offset, 0x4443_4241);
