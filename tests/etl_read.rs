@@ -7,29 +7,20 @@
 //! reported and skipped.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 use etw_classic::{Bitness, ClockType, Error, EtlFile, EventKind, HeaderType, WmiBufferHeader};
 
+mod common;
+
+/// A PerfView trace (see `common::trace`). Miri runs the test suite on a big-endian target;
+/// megabytes of decompression there take hours, so it reads only the small trace.
 fn trace(name: &str) -> Option<Vec<u8>> {
-    let dir = std::env::var_os("ETW_PERFVIEW_DIR").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/perfview"),
-        PathBuf::from,
-    );
-    let path = dir.join(name);
-    match std::fs::read(&path) {
-        // Miri runs the test suite on a big-endian target; megabytes of decompression there
-        // take hours, so it reads only the small trace.
-        Ok(bytes) if cfg!(miri) && bytes.len() > 100_000 => {
-            eprintln!("SKIPPED under Miri: {name} is {} bytes", bytes.len());
-            None
-        }
-        Ok(bytes) => Some(bytes),
-        Err(error) => {
-            eprintln!("SKIPPED: cannot read {} ({error})", path.display());
-            None
-        }
+    let bytes = common::trace(name)?;
+    if cfg!(miri) && bytes.len() > 100_000 {
+        eprintln!("SKIPPED under Miri: {name} is {} bytes", bytes.len());
+        return None;
     }
+    Some(bytes)
 }
 
 fn expected() -> serde_json::Value {

@@ -8,31 +8,14 @@
 //! crate; when a trace is not there the test says so and passes without checking it.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 use etw_classic::{
     Bitness, BufferFlags, BufferType, Event, EventKind, Events, HeaderType, MarkerFlags,
     TraceBuffer, TraceLogfileHeader, WmiBufferHeader, DEFAULT_TRACE_ALIGNMENT,
 };
 
-fn trace(name: &str) -> Option<Vec<u8>> {
-    let dir = std::env::var_os("ETW_PERFVIEW_DIR").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/perfview"),
-        PathBuf::from,
-    );
-    let path = dir.join(name);
-    match std::fs::read(&path) {
-        Ok(bytes) => Some(bytes),
-        Err(error) => {
-            eprintln!(
-                "SKIPPED: cannot read the PerfView trace {} ({error}); set ETW_PERFVIEW_DIR to the \
-                 folder holding the PerfView test traces to run this check",
-                path.display()
-            );
-            None
-        }
-    }
-}
+mod common;
+use common::trace;
 
 /// The buffer header at `start` and the buffer's event bytes (after the header, up to
 /// `BufferSize`).

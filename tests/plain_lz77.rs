@@ -16,31 +16,13 @@
 //! (minutes for the 150 KB of JSON alone) only `output_sized_from_the_header_is_exactly_full`
 //! runs, on the smallest trace.
 
-use std::path::PathBuf;
-
 use etw_classic::plain_lz77::decompress;
 use etw_classic::{Error, Events, WmiBufferHeader};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-fn trace(name: &str) -> Option<Vec<u8>> {
-    let dir = std::env::var_os("ETW_PERFVIEW_DIR").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/perfview"),
-        PathBuf::from,
-    );
-    let path = dir.join(name);
-    match std::fs::read(&path) {
-        Ok(bytes) => Some(bytes),
-        Err(error) => {
-            eprintln!(
-                "SKIPPED: cannot read the PerfView trace {} ({error}); set ETW_PERFVIEW_DIR to the \
-                 folder holding the PerfView test traces to run this check",
-                path.display()
-            );
-            None
-        }
-    }
-}
+mod common;
+use common::trace;
 
 fn vectors() -> Value {
     let text = std::fs::read_to_string(concat!(
