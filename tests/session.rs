@@ -103,6 +103,16 @@ impl<const S: usize, const N: usize> Fixture<S, N> {
         )
     }
 
+    /// `trace_event` into the fixture's session with its context.
+    fn trace_full(
+        &mut self,
+        header: &EventTraceHeader,
+        data: EventData,
+    ) -> Result<Traced, TraceError> {
+        self.provider
+            .trace_event(&mut self.session, header, data, &mut self.context)
+    }
+
     fn instance(&mut self, data: &[u8]) -> Result<Traced, TraceError> {
         let info = self.provider.create_instance_id(self.class_a).unwrap();
         let header = instance_header(self.class_a, data.len(), EventType::INFO, Level::ERROR);
@@ -173,13 +183,7 @@ fn full_event_is_written_with_the_providers_header_type() {
     for (bitness, header_type) in [(Bitness::Bits32, 0x0A), (Bitness::Bits64, 0x14)] {
         let mut f = fixture::<512, 1>(bitness);
         let header = full_header(3, Level::INFORMATION);
-        f.provider
-            .trace_event(
-                &mut f.session,
-                &header,
-                EventData::Inline(&[7, 8, 9]),
-                &mut f.context,
-            )
+        f.trace_full(&header, EventData::Inline(&[7, 8, 9]))
             .unwrap();
         f.session.flush(0);
         let event = &f.session.oldest_full().unwrap()[0x48..];
@@ -399,15 +403,7 @@ fn flags_without_traced_guid_is_invalid_flags() {
     assert_eq!(error.win32_code().0, 1004);
     let mut full = full_header(0, Level::ERROR);
     full.times = TimesOrFlags::from_client_context(0, WnodeFlags::EMPTY);
-    let error = f
-        .provider
-        .trace_event(
-            &mut f.session,
-            &full,
-            EventData::Inline(&[]),
-            &mut f.context,
-        )
-        .unwrap_err();
+    let error = f.trace_full(&full, EventData::Inline(&[])).unwrap_err();
     assert_eq!(error.win32_code(), Win32Error::INVALID_FLAGS);
     assert_eq!(f.session.stats().events_written, 0);
 }
@@ -725,14 +721,7 @@ fn use_timestamp_keeps_the_callers_time() {
     header
         .times
         .set_flags(WnodeFlags::TRACED_GUID | WnodeFlags::USE_TIMESTAMP);
-    f.provider
-        .trace_event(
-            &mut f.session,
-            &header,
-            EventData::Inline(&[]),
-            &mut f.context,
-        )
-        .unwrap();
+    f.trace_full(&header, EventData::Inline(&[])).unwrap();
     f.session.flush(0);
     assert_eq!(i64_at(&f.session.oldest_full().unwrap()[0x48..], 0x10), -5);
     assert_eq!(
@@ -761,14 +750,7 @@ fn level_filter_follows_the_enable_level() {
     f.session.set_enable_level(Level::NONE);
     let header = full_header(0, Level::CRITICAL);
     assert_eq!(
-        f.provider
-            .trace_event(
-                &mut f.session,
-                &header,
-                EventData::Inline(&[]),
-                &mut f.context
-            )
-            .unwrap(),
+        f.trace_full(&header, EventData::Inline(&[])).unwrap(),
         Traced::FilteredOut
     );
     assert_eq!(f.session.stats().events_written, 4);
@@ -780,15 +762,7 @@ fn checks_come_before_the_level_filter() {
     f.session.set_enable_level(Level::NONE);
     let mut header = full_header(0, Level::VERBOSE);
     header.size = 0x20;
-    let error = f
-        .provider
-        .trace_event(
-            &mut f.session,
-            &header,
-            EventData::Inline(&[]),
-            &mut f.context,
-        )
-        .unwrap_err();
+    let error = f.trace_full(&header, EventData::Inline(&[])).unwrap_err();
     assert_eq!(error.win32_code(), Win32Error::INVALID_PARAMETER);
 }
 
