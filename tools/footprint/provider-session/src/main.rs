@@ -1,6 +1,10 @@
 //! Case (b): a provider with one registered class traces one instance event, with data from
 //! input the optimiser cannot see through, into a session with one 512-byte buffer, then
 //! flushes the buffer and hands it over: what a firmware needs to produce a trace buffer.
+//!
+//! The session lives in a `static`, as firmware keeps such a buffer: in static RAM, not on the
+//! stack. The library has no `unsafe`; this binary uses it once, to take the one `&mut` to the
+//! static (what `cortex_m::singleton!` and cortex-m-rt's `static mut` in `#[entry]` do).
 #![no_std]
 #![no_main]
 
@@ -19,8 +23,19 @@ static INPUT: [u8; 16] = [0; 16];
 
 const CLASS: Guid = Guid::from_fields(0x6b0f_0a11, 0x2c4e, 0x4b8d, [0x9a, 0x31, 0, 0, 0, 0, 0, 1]);
 
+/// The session, initialised at compile time (`Session::new` is a `const fn`). Its initial state
+/// is not all zeros (logger id, level, next sequence number), so the whole of it, buffer
+/// included, goes to `.data`: RAM, and its initial image in flash, which firmware start-up
+/// copies to RAM. A session built at run time in a `MaybeUninit` in `.bss` instead
+/// (`slot.write(Session::new(..))`, the way `cortex_m::singleton!` does it) is built on the
+/// stack and then copied (a 576-byte frame and `__aeabi_memcpy4` as well as
+/// `__aeabi_memclr4`): `Session::new` does not build in place.
+static mut SESSION: Session<512, 1> = Session::new(1, Level::VERBOSE);
+
 fn run() {
-    let mut session = Session::<512, 1>::new(1, Level::VERBOSE);
+    // SAFETY: `run` runs once, from `reset`, and nothing else (no interrupt handler) uses
+    // SESSION, so this is the only reference to it ever made.
+    let session: &'static mut Session<512, 1> = unsafe { &mut *&raw mut SESSION };
     let mut provider = Provider::<1>::new(Bitness::Bits32);
     let mut clock = SteppingContext::default();
     let Ok(class) = provider.register(black_box(CLASS)) else {
@@ -38,7 +53,7 @@ fn run() {
         ..Default::default()
     };
     let traced = provider.trace_event_instance(
-        &mut session,
+        session,
         black_box(&header),
         EventData::Inline(data),
         &instance,
