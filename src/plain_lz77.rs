@@ -54,8 +54,6 @@
 //! [MS-XCA]: https://learn.microsoft.com/en-us/openspecs/windows_protocols/ms-xca/
 //! [`WmiBufferHeader::is_compressed`]: crate::WmiBufferHeader::is_compressed
 
-use core::num::NonZeroUsize;
-
 use crate::Error;
 
 /// Flags in a flag word.
@@ -123,42 +121,60 @@ pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize, Error> {
             };
             flags = u32::from_le_bytes(*word);
             flags_left = FLAGS_PER_WORD;
-            read = read.saturating_add(4);
+            read = read.wrapping_add(4);
         }
 
         // A run of literals: as many as there are 0 flags before the next 1 (or the word's end),
         // copied in one go.
         let run = flags.leading_zeros().min(flags_left);
         if run != 0 {
-            let rest = input.get(read..).unwrap_or_default();
             let run_len = usize::try_from(run).unwrap_or(usize::MAX);
-            let literals = rest.get(..run_len).unwrap_or(rest);
-            let room = output.get_mut(written..).unwrap_or_default();
-            let room_len = room.len();
-            let Some(target) = room.get_mut(..literals.len()) else {
-                // Decode the literals that fit, then report the first one that does not.
-                copy(room, literals);
-                return Err(Error::Lz77OutputTooSmall {
-                    offset: read.saturating_add(room_len),
-                    needed: 1,
-                    available: 0,
-                });
+            let rest = input.get(read..).unwrap_or_default();
+            let fast = match (
+                rest.first_chunk::<CHUNK>(),
+                output
+                    .get_mut(written..)
+                    .and_then(<[u8]>::first_chunk_mut::<CHUNK>),
+            ) {
+                (Some(literals), Some(target)) if run_len <= CHUNK => {
+                    blend(target, literals, run_len);
+                    true
+                }
+                _ => false,
             };
-            copy(target, literals);
-            read = read.saturating_add(literals.len());
-            written = written.saturating_add(literals.len());
-            if literals.len() < run_len {
-                // The input ended where a literal was due: the end of the stream.
-                return Ok(written);
+            if !fast {
+                let literals = rest.get(..run_len).unwrap_or(rest);
+                let room = output.get_mut(written..).unwrap_or_default();
+                let room_len = room.len();
+                let Some(target) = room.get_mut(..literals.len()) else {
+                    // Decode the literals that fit, then report the first one that does not.
+                    copy(room, literals);
+                    return Err(Error::Lz77OutputTooSmall {
+                        offset: read.wrapping_add(room_len),
+                        needed: 1,
+                        available: 0,
+                    });
+                };
+                copy(target, literals);
+                if literals.len() < run_len {
+                    // The input ended where a literal was due: the end of the stream.
+                    return Ok(written.wrapping_add(literals.len()));
+                }
             }
+            // Both stay within their slices: `run_len` bytes were there to copy.
+            read = read.wrapping_add(run_len);
+            written = written.wrapping_add(run_len);
             flags = flags.checked_shl(run).unwrap_or(0);
-            flags_left = flags_left.saturating_sub(run);
-            continue;
+            flags_left = flags_left.wrapping_sub(run);
+            if flags_left == 0 {
+                continue;
+            }
+            // The run ended at a 1 flag: a match follows.
         }
 
         // A match.
         flags = flags.wrapping_shl(1);
-        flags_left = flags_left.saturating_sub(1);
+        flags_left = flags_left.wrapping_sub(1);
         let token_offset = read;
         let rest = input.get(read..).unwrap_or_default();
         let Some(token) = rest.first_chunk::<2>() else {
@@ -172,26 +188,27 @@ pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize, Error> {
             });
         };
         let token = u16::from_le_bytes(*token);
-        read = read.saturating_add(2);
+        read = read.wrapping_add(2);
 
-        let distance = NonZeroUsize::MIN.saturating_add(usize::from(token >> 3));
+        // At most 8192 and 10, no overflow.
+        let distance = usize::from(token >> 3).wrapping_add(1);
         let length_code = token & 0b111;
         let length = if length_code == LONG_LENGTH_CODE {
             long_match_length(input, &mut read, &mut shared_nibble)?
         } else {
-            u64::from(length_code).saturating_add(u64::from(MIN_MATCH))
+            u64::from(length_code.wrapping_add(u16::from(MIN_MATCH)))
         };
 
-        let Some(start) = written.checked_sub(distance.get()) else {
+        if distance > written {
             return Err(Error::Lz77DistanceBeforeStart {
                 offset: token_offset,
-                distance: distance.get(),
+                distance,
                 written,
             });
-        };
-        let available = output.len().saturating_sub(written);
-        let end = match usize::try_from(length) {
-            Ok(length) if length <= available => written.saturating_add(length),
+        }
+        let available = output.len().wrapping_sub(written);
+        let length = match usize::try_from(length) {
+            Ok(length) if length <= available => length,
             _ => {
                 return Err(Error::Lz77OutputTooSmall {
                     offset: token_offset,
@@ -200,8 +217,8 @@ pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize, Error> {
                 })
             }
         };
-        copy_match(output, start, written, end);
-        written = end;
+        copy_match(output, distance, written, length);
+        written = written.wrapping_add(length);
     }
 }
 
@@ -258,6 +275,38 @@ fn take<const N: usize>(input: &[u8], read: &mut usize) -> Result<[u8; N], Error
     Ok(*bytes)
 }
 
+/// Bytes the fast paths move at a time.
+const CHUNK: usize = 16;
+
+/// Writes the first `count` bytes of `source` over the start of `target`, and the rest of
+/// `target` back with the values it had: one 16-byte move with no branch on `count` (most
+/// literal runs and matches are a few bytes long, and of every length), which still changes no
+/// byte past the first `count`, as [Output after an error](self#output-after-an-error) promises.
+#[inline(always)]
+fn blend(target: &mut [u8; CHUNK], source: &[u8; CHUNK], count: usize) {
+    let skip = CHUNK.saturating_sub(count);
+    let Some(from_source) = BLEND_MASKS
+        .get(skip..)
+        .and_then(<[u8]>::first_chunk::<CHUNK>)
+    else {
+        return;
+    };
+    let mut merged = [0; CHUNK];
+    for (((merged, source), target), mask) in
+        merged.iter_mut().zip(source).zip(&*target).zip(from_source)
+    {
+        *merged = (source & mask) | (target & !mask);
+    }
+    *target = merged;
+}
+
+/// `BLEND_MASKS[CHUNK - count..][..CHUNK]` selects the first `count` bytes of a chunk.
+#[rustfmt::skip]
+static BLEND_MASKS: [u8; 2 * CHUNK] = [
+    0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+];
+
 /// Copies `source` to the start of `target`, as far as the shorter of the two goes.
 fn copy(target: &mut [u8], source: &[u8]) {
     for (to, from) in target.iter_mut().zip(source) {
@@ -265,14 +314,48 @@ fn copy(target: &mut [u8], source: &[u8]) {
     }
 }
 
-/// Writes `output[written..end]` as a match: each byte a copy of the one `written - start`
-/// bytes before it, the bytes a match longer than its distance has just written included.
+/// Writes `output[written..written + length]` as a match: each byte a copy of the one `distance`
+/// bytes before it, the bytes the match has just written included. The caller has checked
+/// `1 <= distance <= written` and `written + length <= output.len()`.
+///
+/// In 16-byte chunks while each chunk's bytes come from before the chunk: when the distance is
+/// at least a chunk, or the whole match fits one chunk and does not overlap itself. Otherwise,
+/// and where the output has no room for a whole chunk, [`copy_periods`].
+#[inline(always)]
+fn copy_match(output: &mut [u8], distance: usize, written: usize, length: usize) {
+    let end = written.wrapping_add(length);
+    let mut at = written;
+    if distance >= CHUNK || distance >= length {
+        loop {
+            let from = at.wrapping_sub(distance);
+            let Some(&source) = output.get(from..).and_then(<[u8]>::first_chunk::<CHUNK>) else {
+                break;
+            };
+            let Some(target) = output
+                .get_mut(at..)
+                .and_then(<[u8]>::first_chunk_mut::<CHUNK>)
+            else {
+                break;
+            };
+            let count = end.wrapping_sub(at);
+            if count <= CHUNK {
+                blend(target, &source, count);
+                return;
+            }
+            *target = source;
+            at = at.wrapping_add(CHUNK);
+        }
+    }
+    copy_periods(output, at.wrapping_sub(distance), at, end);
+}
+
+/// Writes `output[written..end]` as a match from `start`, without touching any byte past `end`.
 ///
 /// The caller has checked `start < written <= end <= output.len()`. The bytes from `start` on
 /// repeat with a period of `written - start`, so each step copies a whole number of periods from
 /// `start` on, twice as many as the step before: a match takes `log2(length / distance) + 1`
 /// block copies rather than `length` byte copies.
-fn copy_match(output: &mut [u8], start: usize, written: usize, end: usize) {
+fn copy_periods(output: &mut [u8], start: usize, written: usize, end: usize) {
     let mut at = written;
     while at < end {
         let Some((before, after)) = output.split_at_mut_checked(at) else {

@@ -145,7 +145,9 @@ pub fn run(path: &str, json_output: bool, summary: bool) -> Result<(), String> {
     }
 
     let mut scratch = vec![0u8; file.buffer_size()];
-    let mut kinds = BTreeMap::<String, u64>::new();
+    // Counted by header type, and named once at the end: a name per event would cost more than
+    // reading the event.
+    let mut counts_by_type = [0u64; 256];
     let (mut buffers, mut events) = (0u64, 0u64);
     let mut problems = Vec::new();
     for buffer in file.buffers() {
@@ -173,7 +175,7 @@ pub fn run(path: &str, json_output: bool, summary: bool) -> Result<(), String> {
                 }
             };
             events += 1;
-            *kinds.entry(kind_name(event.header_type)).or_default() += 1;
+            counts_by_type[usize::from(event.header_type.0)] += 1;
             if summary {
                 continue;
             }
@@ -187,6 +189,11 @@ pub fn run(path: &str, json_output: bool, summary: bool) -> Result<(), String> {
     }
 
     if summary {
+        let kinds: BTreeMap<String, u64> = (0..=u8::MAX)
+            .zip(counts_by_type)
+            .filter(|&(_, count)| count != 0)
+            .map(|(header_type, count)| (kind_name(HeaderType(header_type)), count))
+            .collect();
         if json_output {
             let line = json!({ "buffers": buffers, "events": events, "kinds": kinds });
             writeln!(out, "{line}").map_err(write_error)?;
