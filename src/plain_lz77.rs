@@ -803,6 +803,59 @@ mod tests {
         }
     }
 
+    /// A run of `literals` distinct literals, then one match of `distance` and `length` (3 to
+    /// 24), then one more literal; the flags of the unused items are 1s, so the stream ends where
+    /// the next match token is due.
+    fn run_then_match(literals: usize, distance: usize, length: usize) -> Vec<u8> {
+        assert!((1..=30).contains(&literals) && (3..=24).contains(&length));
+        let flags = !0u32 >> literals & !(1 << (30 - literals));
+        let mut input = Vec::from(flags.to_le_bytes());
+        input.extend((0..literals).map(|index| b'A' + index as u8));
+        let code = (length - 3).min(7);
+        input.extend(
+            u16::try_from((distance - 1) << 3 | code)
+                .unwrap()
+                .to_le_bytes(),
+        );
+        if code == 7 {
+            input.push(u8::try_from(length - 10).unwrap());
+        }
+        input.push(b'!');
+        input
+    }
+
+    #[test]
+    fn chunk_writes_keep_every_byte_after_the_decoded_ones() {
+        // Literal runs and matches of every length the 16-byte moves cover and a little more,
+        // at every distance up to the run, into outputs from exactly the decoded length to 33
+        // bytes more, each filled with a pattern that no decoded byte repeats. The decoded bytes
+        // agree with the byte-at-a-time pseudo-code, and the pattern after them is untouched.
+        let pattern = |index: usize| 0x80 | (index as u8 & 0x7F);
+        let (step, extra) = if cfg!(miri) { (7, 17) } else { (1, 33) };
+        let mut checked = 0;
+        for literals in (1..=20).step_by(step) {
+            for distance in 1..=literals {
+                for length in (3..=24).step_by(step) {
+                    let input = run_then_match(literals, distance, length);
+                    let expected = byte_at_a_time(&input, usize::MAX).unwrap();
+                    assert_eq!(expected.len(), literals + length + 1);
+                    for capacity in expected.len()..expected.len() + extra {
+                        let mut output: Vec<u8> = (0..capacity).map(pattern).collect();
+                        let result = decompress(&input, &mut output);
+                        assert_eq!(result, Ok(expected.len()), "{input:02x?} into {capacity}");
+                        assert_eq!(&output[..expected.len()], &expected[..], "{input:02x?}");
+                        assert!(
+                            (expected.len()..capacity).all(|index| output[index] == pattern(index)),
+                            "{input:02x?} into {capacity}: bytes after the decoded ones changed"
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 1000, "{checked}");
+    }
+
     #[test]
     fn block_copies_agree_with_the_byte_at_a_time_pseudo_code() {
         // Deterministic pseudo-random inputs biased toward matches with short distances and
