@@ -79,71 +79,30 @@
     )
 )]
 
-mod buffer_context;
-mod class;
 #[macro_use]
-mod codes;
-mod error;
-mod etl;
-mod etl_writer;
-mod event_instance_guid_header;
-mod event_instance_header;
-mod event_instance_info;
-mod event_trace;
-mod event_trace_header;
-mod events;
-mod guid;
-mod instance_tree;
-mod layout;
-mod mof_field;
-pub mod plain_lz77;
-mod provider;
-mod session;
-mod system_trace_header;
-mod time;
-mod time_zone_information;
-mod trace_buffer;
-mod trace_error;
-mod trace_logfile_header;
-mod unions;
-mod utf16;
-mod wire;
-mod wmi_buffer_header;
+pub mod wire;
+pub mod read;
+pub mod write;
 
-pub use buffer_context::BufferContext;
-pub use class::Class;
-pub use codes::{
-    EventType, HeaderFamily, HeaderType, Level, MarkerFlags, WnodeFlags, MAX_MOF_FIELDS,
+pub use read::plain_lz77;
+pub use read::{
+    ClassicEvents, DeliveredEvent, EtlBuffer, EtlBuffers, EtlFile, Event, EventKind, Events,
+    InstanceKey, InstanceNode, InstanceTree, TraceBuffer, MAX_BUFFER_SIZE,
 };
-pub use error::{Error, GuidTextExpectation};
-pub use etl::{EtlBuffer, EtlBuffers, EtlFile, MAX_BUFFER_SIZE};
-pub use etl_writer::{EtlHeader, EVENT_TRACE_FILE_MODE_SEQUENTIAL};
-pub use event_instance_guid_header::EventInstanceGuidHeader;
-pub use event_instance_header::EventInstanceHeader;
-pub use event_instance_info::{EventInstanceInfo, EventInstanceInfo32, EventInstanceInfo64};
-pub use event_trace::{EventTrace, EventTrace32, EventTrace64};
-pub use event_trace_header::EventTraceHeader;
-pub use events::{Event, EventKind, Events, DEFAULT_TRACE_ALIGNMENT};
-pub use guid::Guid;
-pub use instance_tree::{InstanceKey, InstanceNode, InstanceTree};
-pub use layout::{Bitness, Layout};
-pub use mof_field::MofField;
-pub use provider::{EventData, Provider, SteppingContext, TraceContext, Traced};
-pub use session::{Session, SessionStats};
-pub use system_trace_header::SystemTraceHeader;
-pub use time::{
-    cpu_time, cpu_time_nanos, filetime_to_unix, unix_to_filetime, UnixTime, FILETIME_UNIX_EPOCH,
+pub use wire::{
+    cpu_time, cpu_time_nanos, filetime_to_unix, unix_to_filetime, Bitness, BufferContext,
+    BufferFlags, BufferType, Class, ClockType, Error, EventInstanceGuidHeader, EventInstanceHeader,
+    EventInstanceInfo, EventInstanceInfo32, EventInstanceInfo64, EventTrace, EventTrace32,
+    EventTrace64, EventTraceHeader, EventType, Guid, GuidOrPtr, GuidTextExpectation, HeaderFamily,
+    HeaderType, Layout, Level, LogInstance, LogfileNames, MarkerFlags, MofField, SystemTime,
+    SystemTraceHeader, TimeZoneInformation, TimesOrFlags, TraceLogfileHeader, TraceLogfileHeader32,
+    TraceLogfileHeader64, UnixTime, Utf16Str, Utf16Units, VersionDetail, WmiBufferHeader,
+    WnodeFlags, DEFAULT_TRACE_ALIGNMENT, FILETIME_UNIX_EPOCH, MAX_MOF_FIELDS,
 };
-pub use time_zone_information::{SystemTime, TimeZoneInformation};
-pub use trace_buffer::{ClassicEvents, DeliveredEvent, TraceBuffer};
-pub use trace_error::{InstanceRole, TraceError, Win32Error};
-pub use trace_logfile_header::{
-    ClockType, LogInstance, LogfileNames, TraceLogfileHeader, TraceLogfileHeader32,
-    TraceLogfileHeader64, VersionDetail,
+pub use write::{
+    EtlHeader, EventData, InstanceRole, Provider, Session, SessionStats, SteppingContext,
+    TraceContext, TraceError, Traced, Win32Error, EVENT_TRACE_FILE_MODE_SEQUENTIAL,
 };
-pub use unions::{GuidOrPtr, TimesOrFlags};
-pub use utf16::{Utf16Str, Utf16Units};
-pub use wmi_buffer_header::{BufferFlags, BufferType, WmiBufferHeader};
 
 /// The README's examples, compiled and run as doc tests.
 #[cfg(doctest)]

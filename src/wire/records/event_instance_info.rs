@@ -1,8 +1,9 @@
 //! `EVENT_INSTANCE_INFO`: a registration handle and the instance id created for it, in its 32-bit
 //! and 64-bit layouts.
 
-use crate::wire::{self, Field, Reader, Writer};
-use crate::{Bitness, Error, Layout};
+use crate::wire::error::Error;
+use crate::wire::field::{self, Field, Reader, Writer};
+use crate::wire::layout::{Bitness, Layout};
 
 /// Byte offsets of the 32-bit layout (mingw-w64, i686).
 mod offset32 {
@@ -223,13 +224,13 @@ impl From<EventInstanceInfo64> for EventInstanceInfo {
     }
 }
 
-wire::fixed_layout_entry_points!(EventInstanceInfo32, length_only);
-wire::fixed_layout_entry_points!(EventInstanceInfo64, length_only);
+field::fixed_layout_entry_points!(EventInstanceInfo32, length_only);
+field::fixed_layout_entry_points!(EventInstanceInfo64, length_only);
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::ascending;
+    use crate::wire::field::ascending;
 
     /// The C-ABI vectors "EVENT_INSTANCE_INFO ascending": 8 bytes on i686, 16 on x86_64 with zero
     /// padding at 0x0C..0x10.

@@ -4,10 +4,12 @@
 
 use core::iter::FusedIterator;
 
-use crate::{
-    Bitness, Error, LogfileNames, SystemTraceHeader, TraceBuffer, TraceLogfileHeader,
-    WmiBufferHeader,
-};
+use crate::read::trace_buffer::TraceBuffer;
+use crate::wire::error::Error;
+use crate::wire::file::trace_logfile_header::{LogfileNames, TraceLogfileHeader};
+use crate::wire::file::wmi_buffer_header::WmiBufferHeader;
+use crate::wire::headers::system_trace_header::SystemTraceHeader;
+use crate::wire::layout::Bitness;
 
 /// The largest logfile `BufferSize` the reader accepts: 16 MiB, far above the 8 and 64 KiB of
 /// the real traces, so that a corrupt header cannot ask a caller for absurd scratch space.
@@ -252,7 +254,7 @@ impl<'a> EtlBuffer<'a> {
             .ok_or(out_of_range)?;
         let output = scratch.get_mut(..expected).ok_or(out_of_range)?;
         let compressed = self.bytes.get(WmiBufferHeader::LEN..).unwrap_or_default();
-        let written = crate::plain_lz77::decompress(compressed, output)?;
+        let written = crate::read::plain_lz77::decompress(compressed, output)?;
         let output: &'b [u8] = output;
         if written != expected {
             return Err(Error::DecompressedLengthMismatch {

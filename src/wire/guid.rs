@@ -1,7 +1,7 @@
 //! `GUID` in the Windows mixed-endian layout, with `no_std` text formatting and parsing.
 
-use crate::error::GuidTextExpectation;
-use crate::Error;
+use crate::wire::error::Error;
+use crate::wire::error::GuidTextExpectation;
 
 /// A Windows `GUID`: `Data1` (u32), `Data2` (u16), `Data3` (u16) little-endian, then `Data4`'s
 /// eight bytes as they are.

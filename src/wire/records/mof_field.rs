@@ -1,7 +1,7 @@
 //! `MOF_FIELD`: one piece of event data given by reference, for `WNODE_FLAG_USE_MOF_PTR` events.
 
-use crate::wire::{self, Field, Reader, Writer};
-use crate::Layout;
+use crate::wire::field::{self, Field, Reader, Writer};
+use crate::wire::layout::Layout;
 
 /// Byte offsets of the members (evntrace.h); the same on both bitnesses.
 mod offset {
@@ -60,12 +60,12 @@ impl MofField {
     }
 }
 
-wire::fixed_layout_entry_points!(MofField, length_only);
+field::fixed_layout_entry_points!(MofField, length_only);
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::ascending;
+    use crate::wire::field::ascending;
 
     /// The C-ABI vector "MOF_FIELD ascending" (mingw-w64, both ABIs).
     #[test]

@@ -1,8 +1,8 @@
 //! `TIME_ZONE_INFORMATION` and its `SYSTEMTIME` members: the time zone of the machine that
 //! wrote a trace, member `TimeZone` of `TRACE_LOGFILE_HEADER`.
 
-use crate::wire::{self, Field, Reader};
-use crate::Utf16Str;
+use crate::wire::field::{self, Field, Reader};
+use crate::wire::utf16::Utf16Str;
 
 /// Byte offsets of `TIME_ZONE_INFORMATION` (mingw-w64 timezoneapi.h, gcc-checked for i686 and
 /// x86_64; the same in dissect.etl 3.14's `TZInfo` cstruct). 4-byte aligned, no padding.
@@ -99,7 +99,7 @@ impl SystemTime {
 
     /// Encodes every member; `from_bytes(&t.to_bytes()) == t` for every `t`.
     pub fn to_bytes(&self) -> [u8; Self::LEN] {
-        wire::encode(|write| {
+        field::encode(|write| {
             write.u16(system_time::YEAR, self.year);
             write.u16(system_time::MONTH, self.month);
             write.u16(system_time::DAY_OF_WEEK, self.day_of_week);
@@ -170,7 +170,7 @@ impl TimeZoneInformation {
 
     /// Encodes every member; `from_bytes(&t.to_bytes()) == t` for every `t`.
     pub fn to_bytes(&self) -> [u8; Self::LEN] {
-        wire::encode(|write| {
+        field::encode(|write| {
             write.bytes(offset::BIAS, self.bias.to_le_bytes());
             write.bytes(offset::STANDARD_NAME, units_to_bytes(&self.standard_name));
             write.bytes(offset::STANDARD_DATE, self.standard_date.to_bytes());

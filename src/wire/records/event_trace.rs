@@ -1,10 +1,13 @@
 //! `EVENT_TRACE`: the struct a consumer receives for each event, in its 32-bit and 64-bit layouts.
 
-use crate::event_instance_guid_header::offset as instance;
-use crate::wire::{self, Field, Reader, Writer};
-use crate::{
-    Bitness, BufferContext, Error, EventInstanceGuidHeader, EventTraceHeader, Guid, Layout,
-};
+use crate::wire::error::Error;
+use crate::wire::field::{self, Field, Reader, Writer};
+use crate::wire::guid::Guid;
+use crate::wire::headers::event_instance_guid_header::offset as instance;
+use crate::wire::headers::event_instance_guid_header::EventInstanceGuidHeader;
+use crate::wire::headers::event_trace_header::EventTraceHeader;
+use crate::wire::layout::{Bitness, Layout};
+use crate::wire::records::buffer_context::BufferContext;
 
 /// Byte offsets of the 32-bit layout's members after the first 0x48 bytes (mingw-w64, i686).
 mod offset32 {
@@ -281,7 +284,7 @@ impl EventTrace {
     /// # Errors
     /// [`Error::Truncated`] for fewer than 0x58 bytes.
     pub fn parse(input: &[u8], bitness: Bitness) -> Result<(Self, &[u8]), Error> {
-        let (bytes, rest) = wire::split_prefix::<{ Self::LEN }>(Self::layout_of(bitness), input)?;
+        let (bytes, rest) = field::split_prefix::<{ Self::LEN }>(Self::layout_of(bitness), input)?;
         Ok((Self::from_bytes(bytes, bitness), rest))
     }
 
@@ -367,13 +370,13 @@ impl From<EventTrace64> for EventTrace {
     }
 }
 
-wire::fixed_layout_entry_points!(EventTrace32, length_only);
-wire::fixed_layout_entry_points!(EventTrace64, length_only);
+field::fixed_layout_entry_points!(EventTrace32, length_only);
+field::fixed_layout_entry_points!(EventTrace64, length_only);
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::ascending;
+    use crate::wire::field::ascending;
 
     /// The C-ABI vectors "EVENT_TRACE class+guid+kernel_user+client_context": i686 has zero tail
     /// padding at 0x54..0x58, x86_64 runs on to 0x68.

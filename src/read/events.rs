@@ -3,14 +3,11 @@
 
 use core::iter::FusedIterator;
 
-use crate::{
-    Error, EventInstanceGuidHeader, EventTraceHeader, HeaderFamily, HeaderType, MarkerFlags,
-};
-
-/// `DEFAULT_TRACE_ALIGNMENT` (ntwmi.h): events in a trace buffer start at multiples of 8 bytes,
-/// so the next event starts at the previous one's offset plus its `Size` rounded up to 8. The
-/// pad bytes in between are undefined (real traces hold garbage there) and are never read.
-pub const DEFAULT_TRACE_ALIGNMENT: usize = 8;
+use crate::wire::codes::{HeaderFamily, HeaderType, MarkerFlags};
+use crate::wire::error::Error;
+use crate::wire::file::wmi_buffer_header::DEFAULT_TRACE_ALIGNMENT;
+use crate::wire::headers::event_instance_guid_header::EventInstanceGuidHeader;
+use crate::wire::headers::event_trace_header::EventTraceHeader;
 
 /// The `u32` that stands where a header would start once a buffer's events have ended.
 const END_OF_EVENTS: u32 = 0xFFFF_FFFF;
@@ -282,7 +279,9 @@ mod tests {
     extern crate std;
 
     use super::*;
-    use crate::{Class, Guid, GuidOrPtr, TimesOrFlags};
+    use crate::wire::class::Class;
+    use crate::wire::guid::Guid;
+    use crate::wire::unions::{GuidOrPtr, TimesOrFlags};
     use proptest::prelude::*;
     use std::vec::Vec;
 

@@ -1,7 +1,13 @@
 //! `WMI_BUFFER_HEADER`: the 0x48 bytes that start every trace buffer, in memory and in .etl files.
 
-use crate::wire::{self, Field, Reader, Writer};
-use crate::{BufferContext, Layout};
+use crate::wire::field::{self, Field, Reader, Writer};
+use crate::wire::layout::Layout;
+use crate::wire::records::buffer_context::BufferContext;
+
+/// `DEFAULT_TRACE_ALIGNMENT` (ntwmi.h): events in a trace buffer start at multiples of 8 bytes,
+/// so the next event starts at the previous one's offset plus its `Size` rounded up to 8. The
+/// pad bytes in between are undefined (real traces hold garbage there) and are never read.
+pub const DEFAULT_TRACE_ALIGNMENT: usize = 8;
 
 /// Byte offsets of the members, named after ntwmi.h (Windows 10 WDK; the same offsets in Geoff
 /// Chappell's `WMI_BUFFER_HEADER` page, from the kernel's symbol files).
@@ -212,13 +218,13 @@ impl WmiBufferHeader {
     }
 }
 
-wire::fixed_layout_entry_points!(WmiBufferHeader, length_only);
+field::fixed_layout_entry_points!(WmiBufferHeader, length_only);
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::ascending;
-    use crate::Error;
+    use crate::wire::error::Error;
+    use crate::wire::field::ascending;
 
     /// The first 0x48 bytes of `SelfDescribingSingleEvent.etl` (PerfView test traces): the
     /// header of the file's first buffer, the one that holds the logfile header.

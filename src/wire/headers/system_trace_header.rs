@@ -1,8 +1,10 @@
 //! `SYSTEM_TRACE_HEADER`: the 0x20-byte header of the kernel's system events (`SYSTEM32` and
 //! `SYSTEM64`), among them the logfile header event that starts every .etl file.
 
-use crate::wire::{self, Field, Reader, Writer};
-use crate::{Error, HeaderType, Layout, MarkerFlags};
+use crate::wire::codes::{HeaderType, MarkerFlags};
+use crate::wire::error::Error;
+use crate::wire::field::{self, Field, Reader, Writer};
+use crate::wire::layout::Layout;
 
 /// Byte offsets of the members, named after ntwmi.h.
 ///
@@ -27,11 +29,12 @@ mod offset {
     pub(super) const USER_TIME: Field<4> = Field::at(0x1C); //    ULONG UserTime
 
     /// What `parse` checks.
-    pub(super) const CHECKED: crate::wire::CheckedFields = crate::wire::CheckedFields {
-        size: SIZE,
-        header_type: HEADER_TYPE,
-        marker_flags: FLAGS,
-    };
+    pub(super) const CHECKED: crate::wire::field::CheckedFields =
+        crate::wire::field::CheckedFields {
+            size: SIZE,
+            header_type: HEADER_TYPE,
+            marker_flags: FLAGS,
+        };
 }
 
 const _: () = assert!(offset::VERSION.end() == offset::HEADER_TYPE.start());
@@ -190,8 +193,8 @@ impl SystemTraceHeader {
     /// 0xC0; [`Error::WrongHeaderType`] for a type other than `SYSTEM32`/`SYSTEM64`;
     /// [`Error::SizeBelowHeader`] for a `Size` under 0x20.
     pub fn parse(input: &[u8]) -> Result<(Self, &[u8]), Error> {
-        let (bytes, rest) = wire::split_prefix::<{ Self::LEN }>(Self::LAYOUT, input)?;
-        wire::check_event_header(
+        let (bytes, rest) = field::split_prefix::<{ Self::LEN }>(Self::LAYOUT, input)?;
+        field::check_event_header(
             Self::LAYOUT,
             &Reader::new(bytes),
             offset::CHECKED,
@@ -209,17 +212,17 @@ impl SystemTraceHeader {
     /// end of `input`.
     pub fn parse_event(input: &[u8]) -> Result<(Self, &[u8], &[u8]), Error> {
         let (header, _) = Self::parse(input)?;
-        let (data, rest) = wire::split_event(Self::LAYOUT, input, header.size)?;
+        let (data, rest) = field::split_event(Self::LAYOUT, input, header.size)?;
         Ok((header, data, rest))
     }
 }
 
-wire::fixed_layout_entry_points!(SystemTraceHeader, emit);
+field::fixed_layout_entry_points!(SystemTraceHeader, emit);
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::ascending;
+    use crate::wire::field::ascending;
 
     /// The C-ABI vector "SYSTEM_TRACE_HEADER fields+hook_id" (the same on i686 and x86_64).
     #[rustfmt::skip]

@@ -2,11 +2,16 @@
 //! session knows; the data buffers are the session's sealed buffers, written after it as they
 //! are.
 
-use crate::{
-    Bitness, BufferContext, BufferFlags, BufferType, ClockType, Error, HeaderType, LogInstance,
-    MarkerFlags, SystemTraceHeader, TimeZoneInformation, TraceLogfileHeader32,
-    TraceLogfileHeader64, VersionDetail, WmiBufferHeader,
+use crate::wire::codes::{HeaderType, MarkerFlags};
+use crate::wire::error::Error;
+use crate::wire::file::time_zone_information::TimeZoneInformation;
+use crate::wire::file::trace_logfile_header::{
+    ClockType, LogInstance, TraceLogfileHeader32, TraceLogfileHeader64, VersionDetail,
 };
+use crate::wire::file::wmi_buffer_header::{BufferFlags, BufferType, WmiBufferHeader};
+use crate::wire::headers::system_trace_header::SystemTraceHeader;
+use crate::wire::layout::Bitness;
+use crate::wire::records::buffer_context::BufferContext;
 
 /// `EVENT_TRACE_FILE_MODE_SEQUENTIAL` (evntrace.h): events written one after another until the
 /// file ends.
@@ -110,7 +115,8 @@ impl EtlHeader<'_> {
             found: out.len(),
         };
         let buffer = out.get_mut(..buffer_len).ok_or(too_small)?;
-        let aligned_end = events_end.next_multiple_of(crate::DEFAULT_TRACE_ALIGNMENT);
+        let aligned_end = events_end
+            .next_multiple_of(crate::wire::file::wmi_buffer_header::DEFAULT_TRACE_ALIGNMENT);
         let end = u32::try_from(aligned_end.min(buffer_len)).unwrap_or(u32::MAX);
         buffer.fill(0xFF);
         let rest = self.buffer_header(end).emit(buffer)?;

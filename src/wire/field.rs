@@ -7,7 +7,10 @@
 //! reads; the fallbacks below exist only to keep the code free of panicking operations and are
 //! removed by the optimiser.
 
-use crate::{Error, Guid, HeaderType, Layout, MarkerFlags};
+use crate::wire::codes::{HeaderType, MarkerFlags};
+use crate::wire::error::Error;
+use crate::wire::guid::Guid;
+use crate::wire::layout::Layout;
 
 /// A member of a fixed-layout struct: its byte offset, and in the type, its width `N`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -291,20 +294,20 @@ macro_rules! fixed_layout_entry_points {
             /// # Errors
             /// [`Error::Truncated`](crate::Error::Truncated) when `input` is shorter than [`Self::LEN`].
             #[inline]
-            pub fn parse(input: &[u8]) -> Result<(Self, &[u8]), crate::Error> {
+            pub fn parse(input: &[u8]) -> Result<(Self, &[u8]), crate::wire::error::Error> {
                 let (bytes, rest) =
-                    crate::wire::split_prefix::<{ Self::LEN }>(Self::LAYOUT, input)?;
+                    crate::wire::field::split_prefix::<{ Self::LEN }>(Self::LAYOUT, input)?;
                 Ok((Self::from_bytes(bytes), rest))
             }
         }
-        crate::wire::fixed_layout_entry_points!($type, emit);
+        crate::wire::field::fixed_layout_entry_points!($type, emit);
     };
     ($type:ty, emit) => {
         impl $type {
             /// Encodes every member; `from_bytes(&v.to_bytes()) == v` for every value `v`.
             #[inline]
             pub fn to_bytes(&self) -> [u8; Self::LEN] {
-                crate::wire::encode(|write| self.write(write))
+                crate::wire::field::encode(|write| self.write(write))
             }
 
             /// Writes the struct to the start of `out` and returns the rest of `out`.
@@ -313,8 +316,11 @@ macro_rules! fixed_layout_entry_points {
             /// [`Error::OutputTooSmall`](crate::Error::OutputTooSmall) when `out` is shorter than
             /// [`Self::LEN`]; nothing is written then.
             #[inline]
-            pub fn emit<'o>(&self, out: &'o mut [u8]) -> Result<&'o mut [u8], crate::Error> {
-                crate::wire::emit_prefix::<{ Self::LEN }>(Self::LAYOUT, out, |write| {
+            pub fn emit<'o>(
+                &self,
+                out: &'o mut [u8],
+            ) -> Result<&'o mut [u8], crate::wire::error::Error> {
+                crate::wire::field::emit_prefix::<{ Self::LEN }>(Self::LAYOUT, out, |write| {
                     self.write(write)
                 })
             }

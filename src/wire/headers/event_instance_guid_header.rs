@@ -1,8 +1,12 @@
 //! `EVENT_INSTANCE_GUID_HEADER`: the 0x48-byte header of an instance event in a trace buffer,
 //! header types `INSTANCE32` and `INSTANCE64`.
 
-use crate::wire::{self, Field, Reader, Writer};
-use crate::{Error, EventTraceHeader, Guid, HeaderType, Layout};
+use crate::wire::codes::HeaderType;
+use crate::wire::error::Error;
+use crate::wire::field::{self, Field, Reader, Writer};
+use crate::wire::guid::Guid;
+use crate::wire::headers::event_trace_header::EventTraceHeader;
+use crate::wire::layout::Layout;
 
 /// Byte offsets of the members after the embedded `EVENT_TRACE_HEADER` (ntwmi.h).
 pub(crate) mod offset {
@@ -93,12 +97,12 @@ impl EventInstanceGuidHeader {
     /// flags 0xC0; [`Error::WrongHeaderType`] for a type other than `INSTANCE32`/`INSTANCE64`;
     /// [`Error::SizeBelowHeader`] for a `Size` under 0x48.
     pub fn parse(input: &[u8]) -> Result<(Self, &[u8]), Error> {
-        let (bytes, rest) = wire::split_prefix::<{ Self::LEN }>(Self::LAYOUT, input)?;
+        let (bytes, rest) = field::split_prefix::<{ Self::LEN }>(Self::LAYOUT, input)?;
         let read = Reader::new(bytes);
-        wire::check_event_header(
+        field::check_event_header(
             Self::LAYOUT,
             &read,
-            crate::event_trace_header::offset::CHECKED,
+            crate::wire::headers::event_trace_header::offset::CHECKED,
             [HeaderType::INSTANCE32, HeaderType::INSTANCE64],
         )?;
         Ok((Self::read(&read), rest))
@@ -112,17 +116,17 @@ impl EventInstanceGuidHeader {
     /// end of `input`.
     pub fn parse_event(input: &[u8]) -> Result<(Self, &[u8], &[u8]), Error> {
         let (header, _) = Self::parse(input)?;
-        let (data, rest) = wire::split_event(Self::LAYOUT, input, header.header.size)?;
+        let (data, rest) = field::split_event(Self::LAYOUT, input, header.header.size)?;
         Ok((header, data, rest))
     }
 }
 
-wire::fixed_layout_entry_points!(EventInstanceGuidHeader, emit);
+field::fixed_layout_entry_points!(EventInstanceGuidHeader, emit);
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::ascending;
+    use crate::wire::field::ascending;
 
     /// The C-ABI vector "EVENT_INSTANCE_GUID_HEADER class+guid+kernel_user" (defined in C from the
     /// ntwmi.h layout and checked there against the first 0x48 bytes of mingw-w64's EVENT_TRACE).

@@ -1,6 +1,6 @@
 //! The `Class` / `Version` union at offset 0x04 of every classic event header.
 
-use crate::{EventType, Level};
+use crate::wire::codes::{EventType, Level};
 
 /// `Class`: the event's type, level and class version, the structured view of the `Version` union.
 ///

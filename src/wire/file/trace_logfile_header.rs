@@ -1,10 +1,14 @@
 //! `TRACE_LOGFILE_HEADER`: the data of the first event of every .etl file, in its 32-bit and
 //! 64-bit layouts, and the two names that follow it.
 
-use crate::wire::{self, Field, Reader, Writer};
-use crate::{
-    Bitness, Error, Guid, HeaderType, Layout, SystemTraceHeader, TimeZoneInformation, Utf16Str,
-};
+use crate::wire::codes::HeaderType;
+use crate::wire::error::Error;
+use crate::wire::field::{self, Field, Reader, Writer};
+use crate::wire::file::time_zone_information::TimeZoneInformation;
+use crate::wire::guid::Guid;
+use crate::wire::headers::system_trace_header::SystemTraceHeader;
+use crate::wire::layout::{Bitness, Layout};
+use crate::wire::utf16::Utf16Str;
 
 /// Byte offsets of the members before the pointers, the same in both layouts.
 ///
@@ -697,8 +701,8 @@ impl From<TraceLogfileHeader64> for TraceLogfileHeader {
     }
 }
 
-wire::fixed_layout_entry_points!(TraceLogfileHeader32, length_only);
-wire::fixed_layout_entry_points!(TraceLogfileHeader64, length_only);
+field::fixed_layout_entry_points!(TraceLogfileHeader32, length_only);
+field::fixed_layout_entry_points!(TraceLogfileHeader64, length_only);
 
 /// The two names after a `TRACE_LOGFILE_HEADER` in the logfile header event: `LoggerName`
 /// and `LogFileName` as NUL-terminated little-endian UTF-16 strings, one after the other,
@@ -738,7 +742,7 @@ impl<'a> LogfileNames<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::SystemTime;
+    use crate::wire::file::time_zone_information::SystemTime;
 
     /// The C-ABI vector "TRACE_LOGFILE_HEADER detail+counts": byte `k` is `1 + (0x10 + k) % 255`
     /// (the generator's ascending pattern), padding zero.

@@ -2,11 +2,17 @@
 //! instance ids (`CreateTraceInstanceId`), and the checks and header building of
 //! `TraceEventInstance` and `TraceEvent`, writing into a [`Session`]'s buffers.
 
-use crate::{
-    Bitness, Class, EventInstanceGuidHeader, EventInstanceHeader, EventInstanceInfo,
-    EventTraceHeader, Guid, GuidOrPtr, HeaderType, InstanceRole, MarkerFlags, Session,
-    TimesOrFlags, TraceError, WnodeFlags, MAX_MOF_FIELDS,
-};
+use crate::wire::class::Class;
+use crate::wire::codes::{HeaderType, MarkerFlags, WnodeFlags, MAX_MOF_FIELDS};
+use crate::wire::guid::Guid;
+use crate::wire::headers::event_instance_guid_header::EventInstanceGuidHeader;
+use crate::wire::headers::event_instance_header::EventInstanceHeader;
+use crate::wire::headers::event_trace_header::EventTraceHeader;
+use crate::wire::layout::Bitness;
+use crate::wire::records::event_instance_info::EventInstanceInfo;
+use crate::wire::unions::{GuidOrPtr, TimesOrFlags};
+use crate::write::error::{InstanceRole, TraceError};
+use crate::write::session::Session;
 
 /// What the logger stamps into every event it writes, supplied by the caller.
 ///
@@ -103,7 +109,9 @@ impl EventData<'_> {
     fn input_len(&self) -> usize {
         match self {
             Self::Inline(bytes) => bytes.len(),
-            Self::MofFields(fields) => fields.len().saturating_mul(crate::MofField::LEN),
+            Self::MofFields(fields) => fields
+                .len()
+                .saturating_mul(crate::wire::records::mof_field::MofField::LEN),
         }
     }
 

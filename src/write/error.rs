@@ -1,7 +1,8 @@
 //! What the provider and the session report when an event cannot be traced, and the Win32 code
 //! each failure maps to.
 
-use crate::{Bitness, WnodeFlags};
+use crate::wire::codes::WnodeFlags;
+use crate::wire::layout::Bitness;
 
 open_code! {
     /// A Win32 system error code (winerror.h), as `TraceEvent` and `TraceEventInstance` return
@@ -190,7 +191,7 @@ impl core::fmt::Display for TraceError {
             Self::TooManyMofFields { count } => write!(
                 f,
                 "at most {} MOF_FIELDs fit an event (MAX_MOF_FIELDS), found {count}",
-                crate::MAX_MOF_FIELDS
+                crate::wire::codes::MAX_MOF_FIELDS
             ),
             Self::MofFlagMismatch { flag_set: true } => f.write_str(
                 "Flags has WNODE_FLAG_USE_MOF_PTR, so the data must be MOF_FIELDs, found inline data",

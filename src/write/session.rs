@@ -1,11 +1,14 @@
 //! A trace session's fixed pool of trace buffers: events appended 8-byte aligned, full buffers
 //! handed to the caller and taken back for reuse, lost events counted.
 
-use crate::provider::EventData;
-use crate::{
-    BufferContext, BufferFlags, BufferType, Level, TraceError, Traced, WmiBufferHeader,
-    DEFAULT_TRACE_ALIGNMENT,
+use crate::wire::codes::Level;
+use crate::wire::file::wmi_buffer_header::{
+    BufferFlags, BufferType, WmiBufferHeader, DEFAULT_TRACE_ALIGNMENT,
 };
+use crate::wire::records::buffer_context::BufferContext;
+use crate::write::error::TraceError;
+use crate::write::provider::EventData;
+use crate::write::provider::Traced;
 
 /// `ETW_BUFFER_STATE` 3 (Chappell: "flush"), the state of every buffer in the real traces'
 /// files, and of a buffer this session has sealed.

@@ -4,7 +4,7 @@
 //! unchanged; the SDK constants are associated constants, and `Debug` prints their names.
 //! All of them come from one macro per kind (enumerated codes and bit flags) so they behave alike.
 
-use crate::Bitness;
+use crate::wire::layout::Bitness;
 
 /// Declares an open newtype for an enumerated code with its named constants.
 macro_rules! open_code {

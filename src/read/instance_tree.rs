@@ -1,7 +1,9 @@
 //! Rebuilding the instance hierarchy of a trace: which transaction each instance event belongs
 //! to, and which transaction is its parent, in caller-sized storage.
 
-use crate::{Error, EventInstanceGuidHeader, Guid};
+use crate::wire::error::Error;
+use crate::wire::guid::Guid;
+use crate::wire::headers::event_instance_guid_header::EventInstanceGuidHeader;
 
 /// One instance (transaction) of an event trace class: "InstanceId labels the event with its
 /// class GUID", so the pair names it.

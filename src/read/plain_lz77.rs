@@ -54,7 +54,7 @@
 //! [MS-XCA]: https://learn.microsoft.com/en-us/openspecs/windows_protocols/ms-xca/
 //! [`WmiBufferHeader::is_compressed`]: crate::WmiBufferHeader::is_compressed
 
-use crate::Error;
+use crate::wire::error::Error;
 
 /// Flags in a flag word.
 const FLAGS_PER_WORD: u32 = 32;

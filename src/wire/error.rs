@@ -1,6 +1,8 @@
 //! The crate's one error type.
 
-use crate::{Bitness, BufferFlags, HeaderType, Layout, MarkerFlags};
+use crate::wire::codes::{HeaderType, MarkerFlags};
+use crate::wire::file::wmi_buffer_header::BufferFlags;
+use crate::wire::layout::{Bitness, Layout};
 
 /// Everything that can go wrong when decoding or encoding; each variant says what was expected
 /// and what was found.

@@ -3,10 +3,13 @@
 
 use core::iter::FusedIterator;
 
-use crate::{
-    Bitness, Error, Event, EventInstanceGuidHeader, EventKind, EventTrace, Events, Guid,
-    WmiBufferHeader,
-};
+use crate::read::events::{Event, EventKind, Events};
+use crate::wire::error::Error;
+use crate::wire::file::wmi_buffer_header::WmiBufferHeader;
+use crate::wire::guid::Guid;
+use crate::wire::headers::event_instance_guid_header::EventInstanceGuidHeader;
+use crate::wire::layout::Bitness;
+use crate::wire::records::event_trace::EventTrace;
 
 /// One uncompressed trace buffer: its [`WmiBufferHeader`] and the bytes of its events.
 ///
@@ -123,7 +126,7 @@ fn deliver<'a>(
                 parent_guid: Guid::NIL,
             },
             data,
-            crate::EventTraceHeader::LEN,
+            crate::wire::headers::event_trace_header::EventTraceHeader::LEN,
         ),
         EventKind::Instance { header, data } => (header, data, EventInstanceGuidHeader::LEN),
         EventKind::Other { .. } => return None,

@@ -1,8 +1,11 @@
 //! `EVENT_INSTANCE_HEADER`: what a provider hands to `TraceEventInstance`.
 
-use crate::event_trace_header::offset as common;
-use crate::wire::{self, Field, Reader, Writer};
-use crate::{Class, HeaderType, Layout, MarkerFlags, TimesOrFlags};
+use crate::wire::class::Class;
+use crate::wire::codes::{HeaderType, MarkerFlags};
+use crate::wire::field::{self, Field, Reader, Writer};
+use crate::wire::headers::event_trace_header::offset as common;
+use crate::wire::layout::Layout;
+use crate::wire::unions::TimesOrFlags;
 
 /// Byte offsets of the members after the part shared with `EVENT_TRACE_HEADER`.
 mod offset {
@@ -118,13 +121,13 @@ impl EventInstanceHeader {
     }
 }
 
-wire::fixed_layout_entry_points!(EventInstanceHeader, length_only);
+field::fixed_layout_entry_points!(EventInstanceHeader, length_only);
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::ascending;
-    use crate::{EventType, Level, WnodeFlags};
+    use crate::wire::codes::{EventType, Level, WnodeFlags};
+    use crate::wire::field::ascending;
 
     /// The C-ABI vector "EVENT_INSTANCE_HEADER class+kernel_user" (mingw-w64, both ABIs).
     #[rustfmt::skip]

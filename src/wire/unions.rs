@@ -1,7 +1,8 @@
 //! The C unions inside the event headers, each kept as its raw bytes with one accessor and one
 //! setter per view. A setter writes only the bytes of its view; the others keep what they held.
 
-use crate::{Guid, WnodeFlags};
+use crate::wire::codes::WnodeFlags;
+use crate::wire::guid::Guid;
 
 /// The class GUID member at offset 0x18 of `EVENT_TRACE_HEADER` and `EVENT_INSTANCE_GUID_HEADER`.
 ///

@@ -1,8 +1,12 @@
 //! `EVENT_TRACE_HEADER`: the 0x30-byte header of a classic event, the `FULL_HEADER32` and
 //! `FULL_HEADER64` events in trace buffers.
 
-use crate::wire::{self, Field, Reader, Writer};
-use crate::{Class, Error, GuidOrPtr, HeaderType, Layout, MarkerFlags, TimesOrFlags};
+use crate::wire::class::Class;
+use crate::wire::codes::{HeaderType, MarkerFlags};
+use crate::wire::error::Error;
+use crate::wire::field::{self, Field, Reader, Writer};
+use crate::wire::layout::Layout;
+use crate::wire::unions::{GuidOrPtr, TimesOrFlags};
 
 /// Byte offsets of the members, named after the SDK (evntrace.h), shared with the headers that
 /// begin the same way.
@@ -20,11 +24,12 @@ pub(crate) mod offset {
     pub(crate) const PROCESSOR_TIME: Field<8> = Field::at(0x28); // KernelTime+UserTime | ProcessorTime | ClientContext+Flags
 
     /// What `parse` checks, here and in the headers that begin with an `EVENT_TRACE_HEADER`.
-    pub(crate) const CHECKED: crate::wire::CheckedFields = crate::wire::CheckedFields {
-        size: SIZE,
-        header_type: HEADER_TYPE,
-        marker_flags: MARKER_FLAGS,
-    };
+    pub(crate) const CHECKED: crate::wire::field::CheckedFields =
+        crate::wire::field::CheckedFields {
+            size: SIZE,
+            header_type: HEADER_TYPE,
+            marker_flags: MARKER_FLAGS,
+        };
 }
 
 const _: () = assert!(offset::PROCESSOR_TIME.end() == EventTraceHeader::LEN);
@@ -124,9 +129,9 @@ impl EventTraceHeader {
     /// flags 0xC0; [`Error::WrongHeaderType`] for a type other than `FULL_HEADER32`/`FULL_HEADER64`;
     /// [`Error::SizeBelowHeader`] for a `Size` under 0x30.
     pub fn parse(input: &[u8]) -> Result<(Self, &[u8]), Error> {
-        let (bytes, rest) = wire::split_prefix::<{ Self::LEN }>(Self::LAYOUT, input)?;
+        let (bytes, rest) = field::split_prefix::<{ Self::LEN }>(Self::LAYOUT, input)?;
         let read = Reader::new(bytes);
-        wire::check_event_header(
+        field::check_event_header(
             Self::LAYOUT,
             &read,
             offset::CHECKED,
@@ -143,18 +148,19 @@ impl EventTraceHeader {
     /// end of `input`.
     pub fn parse_event(input: &[u8]) -> Result<(Self, &[u8], &[u8]), Error> {
         let (header, _) = Self::parse(input)?;
-        let (data, rest) = wire::split_event(Self::LAYOUT, input, header.size)?;
+        let (data, rest) = field::split_event(Self::LAYOUT, input, header.size)?;
         Ok((header, data, rest))
     }
 }
 
-wire::fixed_layout_entry_points!(EventTraceHeader, emit);
+field::fixed_layout_entry_points!(EventTraceHeader, emit);
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::ascending;
-    use crate::{EventType, Guid, Level};
+    use crate::wire::codes::{EventType, Level};
+    use crate::wire::field::ascending;
+    use crate::wire::guid::Guid;
 
     /// The C-ABI vector "EVENT_TRACE_HEADER class+guid+kernel_user" (mingw-w64, both ABIs).
     #[rustfmt::skip]

@@ -1,0 +1,15 @@
+//! The consumer side: an .etl file's buffers, their decompression, the walk over a buffer's
+//! events, each classic event delivered as an `EVENT_TRACE`, and the instance tree.
+//!
+//! Built on [`wire`](crate::wire) only; nothing here uses [`write`](crate::write).
+
+pub(crate) mod etl;
+pub(crate) mod events;
+pub(crate) mod instance_tree;
+pub mod plain_lz77;
+pub(crate) mod trace_buffer;
+
+pub use etl::{EtlBuffer, EtlBuffers, EtlFile, MAX_BUFFER_SIZE};
+pub use events::{Event, EventKind, Events};
+pub use instance_tree::{InstanceKey, InstanceNode, InstanceTree};
+pub use trace_buffer::{ClassicEvents, DeliveredEvent, TraceBuffer};

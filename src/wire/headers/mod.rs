@@ -1,0 +1,6 @@
+//! The headers that begin each event in a trace buffer.
+
+pub mod event_instance_guid_header;
+pub mod event_instance_header;
+pub mod event_trace_header;
+pub mod system_trace_header;

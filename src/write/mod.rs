@@ -1,0 +1,15 @@
+//! The provider side: a provider applies the rules of `TraceEvent` and `TraceEventInstance`, a
+//! session writes events into a fixed pool of trace buffers, and the .etl writer frames sealed
+//! buffers as a file.
+//!
+//! Built on [`wire`](crate::wire) only; nothing here uses [`read`](crate::read).
+
+pub(crate) mod error;
+pub(crate) mod etl_writer;
+pub(crate) mod provider;
+pub(crate) mod session;
+
+pub use error::{InstanceRole, TraceError, Win32Error};
+pub use etl_writer::{EtlHeader, EVENT_TRACE_FILE_MODE_SEQUENTIAL};
+pub use provider::{EventData, Provider, SteppingContext, TraceContext, Traced};
+pub use session::{Session, SessionStats};
