@@ -302,7 +302,7 @@ fn print_instance(
 }
 
 /// The .etl file: the logfile header's buffer, then every buffer the session handed over.
-fn etl_file(firmware: &Firmware, file_name: &str) -> Result<Vec<u8>, etw_classic::Error> {
+fn etl_file(firmware: &Firmware, file_name: &str) -> Result<Vec<u8>, etw_classic::CodecError> {
     let stats = firmware.session.stats();
     let header = EtlHeader {
         bitness: BITNESS,

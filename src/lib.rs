@@ -62,7 +62,7 @@
 //! assert_eq!(decoded, header);
 //! assert_eq!(data, [1, 2, 3, 4]);
 //! assert_eq!(decoded.class.roll_up(), 0x0002_0401);
-//! # Ok::<(), etw_classic::Error>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![no_std]
 #![forbid(unsafe_code)]
@@ -86,18 +86,20 @@ pub mod write;
 
 pub use read::plain_lz77;
 pub use read::{
-    ClassicEvents, DeliveredEvent, EtlBuffer, EtlBuffers, EtlFile, Event, EventKind, Events,
-    InstanceKey, InstanceNode, InstanceTree, TraceBuffer, MAX_BUFFER_SIZE,
+    BufferPosition, ClassicEvents, DeliveredEvent, EtlBuffer, EtlBuffers, EtlFile, Event,
+    EventKind, Events, InstanceKey, InstanceNode, InstanceTree, InstanceTreeFull, Lz77Error,
+    ReadError, ReadErrorKind, TraceBuffer, MAX_BUFFER_SIZE,
 };
 pub use wire::{
     cpu_time, cpu_time_nanos, filetime_to_unix, unix_to_filetime, Bitness, BufferContext,
-    BufferFlags, BufferType, Class, ClockType, Error, EventInstanceGuidHeader, EventInstanceHeader,
-    EventInstanceInfo, EventInstanceInfo32, EventInstanceInfo64, EventTrace, EventTrace32,
-    EventTrace64, EventTraceHeader, EventType, Guid, GuidOrPtr, GuidTextExpectation, HeaderFamily,
-    HeaderType, Layout, Level, LogInstance, LogfileNames, MarkerFlags, MofField, SystemTime,
-    SystemTraceHeader, TimeZoneInformation, TimesOrFlags, TraceLogfileHeader, TraceLogfileHeader32,
-    TraceLogfileHeader64, UnixTime, Utf16Str, Utf16Units, VersionDetail, WmiBufferHeader,
-    WnodeFlags, DEFAULT_TRACE_ALIGNMENT, FILETIME_UNIX_EPOCH, MAX_MOF_FIELDS,
+    BufferFlags, BufferType, Class, ClockType, CodecError, EventInstanceGuidHeader,
+    EventInstanceHeader, EventInstanceInfo, EventInstanceInfo32, EventInstanceInfo64, EventTrace,
+    EventTrace32, EventTrace64, EventTraceHeader, EventType, Guid, GuidOrPtr, GuidParseError,
+    GuidTextExpectation, HeaderFamily, HeaderType, Layout, Level, LogInstance, LogfileNames,
+    MarkerFlags, MofField, SystemTime, SystemTraceHeader, TimeZoneInformation, TimesOrFlags,
+    TraceLogfileHeader, TraceLogfileHeader32, TraceLogfileHeader64, UnixTime, Utf16Str, Utf16Units,
+    VersionDetail, WmiBufferHeader, WnodeFlags, DEFAULT_TRACE_ALIGNMENT, FILETIME_UNIX_EPOCH,
+    MAX_MOF_FIELDS,
 };
 pub use write::{
     EtlHeader, EventData, InstanceRole, Provider, Session, SessionStats, SteppingContext,

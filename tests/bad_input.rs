@@ -5,11 +5,12 @@
 //! the session.
 
 use etw_classic::{
-    Bitness, BufferFlags, Class, ClockType, Error, EtlBuffer, EtlFile, EtlHeader, EventData,
-    EventInstanceGuidHeader, EventInstanceHeader, EventInstanceInfo, EventTraceHeader, EventType,
-    Events, Guid, GuidOrPtr, HeaderType, InstanceKey, InstanceRole, InstanceTree, Layout, Level,
-    MarkerFlags, Provider, Session, SessionStats, SteppingContext, SystemTraceHeader, TimesOrFlags,
-    TraceBuffer, TraceError, Traced, VersionDetail, WmiBufferHeader, WnodeFlags, MAX_BUFFER_SIZE,
+    Bitness, BufferFlags, BufferPosition, Class, ClockType, CodecError, EtlBuffer, EtlFile,
+    EtlHeader, EventData, EventInstanceGuidHeader, EventInstanceHeader, EventInstanceInfo,
+    EventTraceHeader, EventType, Events, Guid, GuidOrPtr, HeaderType, InstanceKey, InstanceRole,
+    InstanceTree, Layout, Level, Lz77Error, MarkerFlags, Provider, ReadError, ReadErrorKind,
+    Session, SessionStats, SteppingContext, SystemTraceHeader, TimesOrFlags, TraceBuffer,
+    TraceError, Traced, VersionDetail, WmiBufferHeader, WnodeFlags, MAX_BUFFER_SIZE,
 };
 
 const BUFFER_SIZE: usize = 0x200;
@@ -19,6 +20,12 @@ const UNTOUCHED: u8 = 0xA5;
 
 // ---------------------------------------------------------------------------------------------
 // Input built by hand, following the layout tables.
+
+/// The reader's error for the buffer at `file_offset` of a file of `BUFFER_SIZE` buffers.
+fn at_buffer(file_offset: usize, kind: ReadErrorKind) -> ReadError {
+    let index = file_offset / BUFFER_SIZE;
+    ReadError::new(Some(BufferPosition { index, file_offset }), kind)
+}
 
 /// A `size`-byte event whose first four bytes are `Size`, `HeaderType` and `MarkerFlags` (a
 /// size-first header), zero after them.
@@ -214,23 +221,27 @@ fn truncated_input_at_every_length() {
         if len < 0x48 {
             assert_eq!(
                 parsed.unwrap_err(),
-                Error::EtlBufferTruncated {
-                    file_offset: 0,
-                    needed: 0x48,
-                    available: len
-                }
+                at_buffer(
+                    0,
+                    ReadErrorKind::BufferHeaderTruncated {
+                        needed: 0x48,
+                        available: len
+                    }
+                )
             );
             continue;
         }
         if len < BUFFER_SIZE {
             assert_eq!(
                 parsed.unwrap_err(),
-                Error::EtlBufferSizeOutOfRange {
-                    file_offset: 0,
-                    buffer_size: BUFFER_SIZE as u32,
-                    min: 0x48,
-                    max: len,
-                }
+                at_buffer(
+                    0,
+                    ReadErrorKind::BufferSizeOutOfRange {
+                        buffer_size: BUFFER_SIZE as u32,
+                        min: 0x48,
+                        max: len,
+                    }
+                )
             );
             continue;
         }
@@ -251,18 +262,22 @@ fn truncated_input_at_every_length() {
         if rest > 0 {
             let file_offset = whole * BUFFER_SIZE;
             let expected = if rest < 0x48 {
-                Error::EtlBufferTruncated {
+                at_buffer(
                     file_offset,
-                    needed: 0x48,
-                    available: rest,
-                }
+                    ReadErrorKind::BufferHeaderTruncated {
+                        needed: 0x48,
+                        available: rest,
+                    },
+                )
             } else {
-                Error::EtlBufferSizeOutOfRange {
+                at_buffer(
                     file_offset,
-                    buffer_size: BUFFER_SIZE as u32,
-                    min: 0x48,
-                    max: rest,
-                }
+                    ReadErrorKind::BufferSizeOutOfRange {
+                        buffer_size: BUFFER_SIZE as u32,
+                        min: 0x48,
+                        max: rest,
+                    },
+                )
             };
             assert_eq!(buffers[whole], Err(expected), "cut at {len:#x}");
         }
@@ -273,13 +288,13 @@ fn truncated_input_at_every_length() {
     let offset = WmiBufferHeader::from_bytes(buffer[..0x48].try_into().unwrap()).offset;
     for len in 0..BUFFER_SIZE {
         let expected = if len < 0x48 {
-            Error::Truncated {
+            ReadErrorKind::Codec(CodecError::Truncated {
                 layout: Layout::WmiBufferHeader,
                 needed: 0x48,
                 found: len,
-            }
+            })
         } else if len < offset as usize {
-            Error::BufferOffsetOutOfRange {
+            ReadErrorKind::BufferOffsetOutOfRange {
                 offset,
                 min: 0x48,
                 max: len,
@@ -288,7 +303,10 @@ fn truncated_input_at_every_length() {
             assert!(TraceBuffer::parse(&buffer[..len]).is_ok());
             continue;
         };
-        assert_eq!(TraceBuffer::parse(&buffer[..len]).unwrap_err(), expected);
+        assert_eq!(
+            TraceBuffer::parse(&buffer[..len]).unwrap_err(),
+            ReadError::from(expected)
+        );
     }
 
     // Its events cut at every length: the whole events before the cut, then the one cut short.
@@ -307,12 +325,13 @@ fn truncated_input_at_every_length() {
             } else if len >= offset + 4 {
                 assert_eq!(
                     walk.next(),
-                    Some(Err(Error::EventSizeBeyondBuffer {
+                    Some(Err(ReadErrorKind::EventSizeBeyondBuffer {
                         offset,
                         header_type: HeaderType::INSTANCE64,
                         size,
                         available: len - offset,
-                    }))
+                    }
+                    .into()))
                 );
                 break;
             } else {
@@ -330,7 +349,7 @@ fn size_smaller_than_the_header() {
     full.resize(0x30, 0);
     assert_eq!(
         EventTraceHeader::parse(&full).unwrap_err(),
-        Error::SizeBelowHeader {
+        CodecError::SizeBelowHeader {
             layout: Layout::EventTraceHeader,
             header_len: 0x30,
             size: 0x2F
@@ -340,7 +359,7 @@ fn size_smaller_than_the_header() {
     instance.resize(0x48, 0);
     assert_eq!(
         EventInstanceGuidHeader::parse_event(&instance).unwrap_err(),
-        Error::SizeBelowHeader {
+        CodecError::SizeBelowHeader {
             layout: Layout::EventInstanceGuidHeader,
             header_len: 0x48,
             size: 0x47,
@@ -354,7 +373,7 @@ fn size_smaller_than_the_header() {
     };
     assert_eq!(
         SystemTraceHeader::parse(&system.to_bytes()).unwrap_err(),
-        Error::SizeBelowHeader {
+        CodecError::SizeBelowHeader {
             layout: Layout::SystemTraceHeader,
             header_len: 0x20,
             size: 0x1F
@@ -374,12 +393,13 @@ fn size_smaller_than_the_header() {
         assert_eq!(walk.next().unwrap().unwrap().offset, 0);
         assert_eq!(
             walk.next(),
-            Some(Err(Error::EventSizeBelowHeader {
+            Some(Err(ReadErrorKind::EventSizeBelowHeader {
                 offset: 0x38,
                 header_type: HeaderType(bad[2]),
                 min_size,
                 size: u16::from_le_bytes([bad[0], bad[1]]),
-            }))
+            }
+            .into()))
         );
         assert_eq!(walk.next(), None, "the walk ends after an error");
     }
@@ -404,7 +424,7 @@ fn size_larger_than_the_bytes_present() {
     let full = event(0x40, HeaderType::FULL_HEADER64, 0xC0);
     assert_eq!(
         EventTraceHeader::parse_event(&full[..0x3F]).unwrap_err(),
-        Error::SizeBeyondInput {
+        CodecError::SizeBeyondInput {
             layout: Layout::EventTraceHeader,
             size: 0x40,
             available: 0x3F
@@ -413,7 +433,7 @@ fn size_larger_than_the_bytes_present() {
     let instance = event(0x50, HeaderType::INSTANCE64, 0xC0);
     assert_eq!(
         EventInstanceGuidHeader::parse_event(&instance[..0x48]).unwrap_err(),
-        Error::SizeBeyondInput {
+        CodecError::SizeBeyondInput {
             layout: Layout::EventInstanceGuidHeader,
             size: 0x50,
             available: 0x48,
@@ -429,12 +449,13 @@ fn size_larger_than_the_bytes_present() {
     let results: Vec<_> = trace_buffer.events().collect();
     assert_eq!(
         results[1],
-        Err(Error::EventSizeBeyondBuffer {
+        Err(ReadErrorKind::EventSizeBeyondBuffer {
             offset: 0x38,
             header_type: HeaderType::INSTANCE64,
             size: 0x80,
             available: 0x60,
-        })
+        }
+        .into())
     );
     assert_eq!(results.len(), 2);
 
@@ -444,12 +465,14 @@ fn size_larger_than_the_bytes_present() {
     let results: Vec<_> = EtlFile::parse(&file).unwrap().buffers().collect();
     assert_eq!(
         results[2],
-        Err(Error::EtlBufferSizeOutOfRange {
-            file_offset: 2 * BUFFER_SIZE,
-            buffer_size: BUFFER_SIZE as u32,
-            min: 0x48,
-            max: 0x100,
-        })
+        Err(at_buffer(
+            2 * BUFFER_SIZE,
+            ReadErrorKind::BufferSizeOutOfRange {
+                buffer_size: BUFFER_SIZE as u32,
+                min: 0x48,
+                max: 0x100,
+            }
+        ))
     );
 }
 
@@ -488,7 +511,7 @@ fn wrong_or_missing_marker_bits() {
         let full = event(0x30, HeaderType::FULL_HEADER64, marker);
         assert_eq!(
             EventTraceHeader::parse(&full).unwrap_err(),
-            Error::NotATraceHeader {
+            CodecError::NotATraceHeader {
                 layout: Layout::EventTraceHeader,
                 found: MarkerFlags(marker)
             }
@@ -496,7 +519,7 @@ fn wrong_or_missing_marker_bits() {
         let instance = event(0x48, HeaderType::INSTANCE64, marker);
         assert_eq!(
             EventInstanceGuidHeader::parse(&instance).unwrap_err(),
-            Error::NotATraceHeader {
+            CodecError::NotATraceHeader {
                 layout: Layout::EventInstanceGuidHeader,
                 found: MarkerFlags(marker),
             }
@@ -510,10 +533,11 @@ fn wrong_or_missing_marker_bits() {
     assert!(walk.next().unwrap().is_ok());
     assert_eq!(
         walk.next(),
-        Some(Err(Error::NotAnEventHeader {
+        Some(Err(ReadErrorKind::NotAnEventHeader {
             offset: 0x38,
             found: 0x4014_0030
-        }))
+        }
+        .into()))
     );
     assert_eq!(walk.next(), None);
 
@@ -523,16 +547,19 @@ fn wrong_or_missing_marker_bits() {
     let found = u32::from_le_bytes(file[0x48..0x4C].try_into().unwrap());
     assert_eq!(
         EtlFile::parse(&file).unwrap_err(),
-        Error::NotAnEventHeader { offset: 0, found }
+        at_buffer(0, ReadErrorKind::NotAnEventHeader { offset: 0, found })
     );
     // With 0x80 but not 0x40 the walker takes it, the logfile header decoder does not.
     file[0x48 + 3] = 0x80;
     assert_eq!(
         EtlFile::parse(&file).unwrap_err(),
-        Error::NotATraceHeader {
-            layout: Layout::SystemTraceHeader,
-            found: MarkerFlags(0x80)
-        }
+        at_buffer(
+            0,
+            ReadErrorKind::Codec(CodecError::NotATraceHeader {
+                layout: Layout::SystemTraceHeader,
+                found: MarkerFlags(0x80)
+            })
+        )
     );
 
     // The provider writes the marker itself: HeaderType and MarkerFlags are reserved input.
@@ -554,7 +581,7 @@ fn unknown_header_type() {
         let full = event(0x30, HeaderType(header_type), 0xC0);
         assert_eq!(
             EventTraceHeader::parse(&full).unwrap_err(),
-            Error::WrongHeaderType {
+            CodecError::WrongHeaderType {
                 layout: Layout::EventTraceHeader,
                 expected_32: HeaderType::FULL_HEADER32,
                 expected_64: HeaderType::FULL_HEADER64,
@@ -568,10 +595,11 @@ fn unknown_header_type() {
         assert!(walk.next().unwrap().is_ok());
         assert_eq!(
             walk.next(),
-            Some(Err(Error::UnknownEventHeaderType {
+            Some(Err(ReadErrorKind::UnknownEventHeaderType {
                 offset: 0x38,
                 header_type: HeaderType(header_type),
-            }))
+            }
+            .into()))
         );
         assert_eq!(walk.next(), None);
     }
@@ -579,7 +607,7 @@ fn unknown_header_type() {
     // a full header is expected.
     assert_eq!(
         EventTraceHeader::parse(&event(0x48, HeaderType::INSTANCE64, 0xC0)).unwrap_err(),
-        Error::WrongHeaderType {
+        CodecError::WrongHeaderType {
             layout: Layout::EventTraceHeader,
             expected_32: HeaderType::FULL_HEADER32,
             expected_64: HeaderType::FULL_HEADER64,
@@ -591,12 +619,15 @@ fn unknown_header_type() {
     file[0x48 + 2] = HeaderType::COMPACT64.0;
     assert_eq!(
         EtlFile::parse(&file).unwrap_err(),
-        Error::WrongHeaderType {
-            layout: Layout::SystemTraceHeader,
-            expected_32: HeaderType::SYSTEM32,
-            expected_64: HeaderType::SYSTEM64,
-            found: HeaderType::COMPACT64,
-        }
+        at_buffer(
+            0,
+            ReadErrorKind::Codec(CodecError::WrongHeaderType {
+                layout: Layout::SystemTraceHeader,
+                expected_32: HeaderType::SYSTEM32,
+                expected_64: HeaderType::SYSTEM64,
+                found: HeaderType::COMPACT64,
+            })
+        )
     );
 }
 
@@ -635,7 +666,7 @@ fn end_mark_and_ff_fill() {
     let fill = [0xFF; 0x58];
     assert_eq!(
         EventInstanceGuidHeader::parse(&fill).unwrap_err(),
-        Error::WrongHeaderType {
+        CodecError::WrongHeaderType {
             layout: Layout::EventInstanceGuidHeader,
             expected_32: HeaderType::INSTANCE32,
             expected_64: HeaderType::INSTANCE64,
@@ -649,12 +680,14 @@ fn end_mark_and_ff_fill() {
     assert_eq!(results.len(), 4);
     assert_eq!(
         results[3],
-        Err(Error::EtlBufferSizeOutOfRange {
-            file_offset: 3 * BUFFER_SIZE,
-            buffer_size: u32::MAX,
-            min: 0x48,
-            max: 0x80,
-        })
+        Err(at_buffer(
+            3 * BUFFER_SIZE,
+            ReadErrorKind::BufferSizeOutOfRange {
+                buffer_size: u32::MAX,
+                min: 0x48,
+                max: 0x80,
+            }
+        ))
     );
 }
 
@@ -667,7 +700,7 @@ fn size_0xffff() {
     assert_eq!((data.len(), rest), (0xFFFF - 0x30, &[0xEE][..]));
     assert_eq!(
         EventTraceHeader::parse_event(&full[..0xFFFE]).unwrap_err(),
-        Error::SizeBeyondInput {
+        CodecError::SizeBeyondInput {
             layout: Layout::EventTraceHeader,
             size: 0xFFFF,
             available: 0xFFFE
@@ -686,12 +719,13 @@ fn size_0xffff() {
     bytes.resize(0x100, 0);
     assert_eq!(
         Events::new(&bytes).nth(1),
-        Some(Err(Error::EventSizeBeyondBuffer {
+        Some(Err(ReadErrorKind::EventSizeBeyondBuffer {
             offset: 0x38,
             header_type: HeaderType::INSTANCE64,
             size: 0xFFFF,
             available: 0x100 - 0x38,
-        }))
+        }
+        .into()))
     );
 
     // The provider: a caller's EVENT_INSTANCE_HEADER of Size 0xFFFF becomes 0x1000F bytes in
@@ -898,55 +932,54 @@ fn corrupt_compressed_data() {
     // Plain LZ77: a 32-bit flag word (bit 31 first, 1 = match), then literals and matches.
     let literals = |text: &[u8]| [&[0, 0, 0, 0][..], text].concat();
     // (stream, `Offset`, expected error, bytes written before it)
-    let cases: [(Vec<u8>, u32, Error, &[u8]); 6] = [
+    let cases: [(Vec<u8>, u32, ReadErrorKind, &[u8]); 6] = [
         // A flag word cut short.
         (
             vec![0, 0],
             0x48 + 4,
-            Error::Lz77FlagsTruncated {
+            ReadErrorKind::Decompress(Lz77Error::FlagsTruncated {
                 offset: 0,
                 available: 2,
-            },
+            }),
             b"",
         ),
         // "a", then a match reaching two bytes back with one decoded.
         (
             vec![0, 0, 0, 0x40, b'a', 0x08, 0x00],
             0x48 + 4,
-            Error::Lz77DistanceBeforeStart {
+            ReadErrorKind::Decompress(Lz77Error::DistanceBeforeStart {
                 offset: 5,
                 distance: 2,
                 written: 1,
-            },
+            }),
             b"a",
         ),
         // A match token cut short after "a".
         (
             vec![0, 0, 0, 0x40, b'a', 0x08],
             0x48 + 4,
-            Error::Lz77MatchTruncated {
+            ReadErrorKind::Decompress(Lz77Error::MatchTruncated {
                 offset: 5,
                 available: 1,
-            },
+            }),
             b"a",
         ),
         // More than `Offset` says: the fifth literal has no room.
         (
             literals(b"abcdef"),
             0x48 + 4,
-            Error::Lz77OutputTooSmall {
+            ReadErrorKind::Decompress(Lz77Error::OutputTooSmall {
                 offset: 8,
                 needed: 1,
                 available: 0,
-            },
+            }),
             b"abcd",
         ),
         // Less than `Offset` says.
         (
             literals(b"ab"),
             0x48 + 4,
-            Error::DecompressedLengthMismatch {
-                file_offset: FILE_OFFSET,
+            ReadErrorKind::DecompressedLengthMismatch {
                 expected: 4,
                 found: 2,
             },
@@ -956,7 +989,7 @@ fn corrupt_compressed_data() {
         (
             literals(b"ab"),
             0x40,
-            Error::BufferOffsetOutOfRange {
+            ReadErrorKind::BufferOffsetOutOfRange {
                 offset: 0x40,
                 min: 0x48,
                 max: 0x48 + 0x40,
@@ -967,9 +1000,14 @@ fn corrupt_compressed_data() {
     for (stream, offset, expected, written) in cases {
         let bytes = compressed_buffer(offset, &stream);
         let buffer = EtlBuffer::parse(&bytes, 3, FILE_OFFSET).unwrap();
+        let position = BufferPosition {
+            index: 3,
+            file_offset: FILE_OFFSET,
+        };
         assert!(buffer.is_compressed());
         let mut scratch = [UNTOUCHED; 0x40];
-        assert_eq!(buffer.trace_buffer(&mut scratch).unwrap_err(), expected);
+        let error = buffer.trace_buffer(&mut scratch).unwrap_err();
+        assert_eq!(error, ReadError::new(Some(position), expected));
         assert_eq!(&scratch[..written.len()], written, "{expected}");
         assert!(
             scratch[written.len()..].iter().all(|&b| b == UNTOUCHED),
@@ -983,8 +1021,9 @@ fn corrupt_compressed_data() {
         EtlBuffer::parse(&bytes, 3, FILE_OFFSET)
             .unwrap()
             .trace_buffer(&mut scratch)
-            .unwrap_err(),
-        Error::BufferOffsetOutOfRange {
+            .unwrap_err()
+            .kind,
+        ReadErrorKind::BufferOffsetOutOfRange {
             offset: 0x48 + 0x41,
             min: 0x48,
             max: 0x48 + 0x40
@@ -994,9 +1033,10 @@ fn corrupt_compressed_data() {
     // A compressed buffer handed to TraceBuffer::parse directly is refused, not misread.
     assert_eq!(
         TraceBuffer::parse(&bytes).unwrap_err(),
-        Error::CompressedBuffer {
+        ReadErrorKind::CompressedBuffer {
             buffer_flag: BufferFlags::COMPRESSED
         }
+        .into()
     );
 }
 
@@ -1009,11 +1049,14 @@ fn logfile_header_claiming_impossible_sizes() {
         bad[LOGFILE_HEADER_AT..LOGFILE_HEADER_AT + 4].copy_from_slice(&buffer_size.to_le_bytes());
         assert_eq!(
             EtlFile::parse(&bad).unwrap_err(),
-            Error::LogfileBufferSizeOutOfRange {
-                buffer_size,
-                min: 0x48,
-                max: MAX_BUFFER_SIZE
-            }
+            at_buffer(
+                0,
+                ReadErrorKind::LogfileBufferSizeOutOfRange {
+                    buffer_size,
+                    min: 0x48,
+                    max: MAX_BUFFER_SIZE
+                }
+            )
         );
     }
     // Up to 16 MiB is taken (compressed buffers are stored shorter than BufferSize), and the
@@ -1036,7 +1079,7 @@ fn logfile_header_claiming_impossible_sizes() {
     let cases = [
         (
             0x1F,
-            Error::EventSizeBelowHeader {
+            ReadErrorKind::EventSizeBelowHeader {
                 offset: 0,
                 header_type: HeaderType::SYSTEM64,
                 min_size: 0x20,
@@ -1045,15 +1088,15 @@ fn logfile_header_claiming_impossible_sizes() {
         ),
         (
             0x20 + 0x117,
-            Error::Truncated {
+            ReadErrorKind::Codec(CodecError::Truncated {
                 layout: Layout::TraceLogfileHeader64,
                 needed: 0x118,
                 found: 0x117,
-            },
+            }),
         ),
         (
             u16::try_from(offset - 0x48 + 1).unwrap(),
-            Error::EventSizeBeyondBuffer {
+            ReadErrorKind::EventSizeBeyondBuffer {
                 offset: 0,
                 header_type: HeaderType::SYSTEM64,
                 size: u16::try_from(offset - 0x48 + 1).unwrap(),
@@ -1064,17 +1107,20 @@ fn logfile_header_claiming_impossible_sizes() {
     for (size, expected) in cases {
         let mut bad = file.clone();
         bad[size_at..size_at + 2].copy_from_slice(&u16::to_le_bytes(size));
-        assert_eq!(EtlFile::parse(&bad).unwrap_err(), expected);
+        assert_eq!(EtlFile::parse(&bad).unwrap_err(), at_buffer(0, expected));
     }
     // The first buffer's Offset past its BufferSize.
     let mut bad = file.clone();
     bad[0x30..0x34].copy_from_slice(&(BUFFER_SIZE as u32 + 1).to_le_bytes());
     assert_eq!(
         EtlFile::parse(&bad).unwrap_err(),
-        Error::BufferOffsetOutOfRange {
-            offset: BUFFER_SIZE as u32 + 1,
-            min: 0x48,
-            max: BUFFER_SIZE,
-        }
+        at_buffer(
+            0,
+            ReadErrorKind::BufferOffsetOutOfRange {
+                offset: BUFFER_SIZE as u32 + 1,
+                min: 0x48,
+                max: BUFFER_SIZE,
+            }
+        )
     );
 }

@@ -2,8 +2,8 @@
 //! delivered for each classic header type, and the instance tree on corrupt and full input.
 
 use etw_classic::{
-    Bitness, BufferContext, Error, EventInstanceGuidHeader, Events, Guid, GuidOrPtr, HeaderType,
-    InstanceKey, InstanceTree, TraceBuffer,
+    Bitness, BufferContext, CodecError, EventInstanceGuidHeader, Events, Guid, GuidOrPtr,
+    HeaderType, InstanceKey, InstanceTree, InstanceTreeFull, ReadError, ReadErrorKind, TraceBuffer,
 };
 
 /// A 0x100-byte buffer: the header with `Offset` = `offset`, then `events`, then 0xFF.
@@ -125,12 +125,13 @@ fn offset_bounds_the_events() {
     assert_eq!(results.len(), 3);
     assert_eq!(
         results[2],
-        Err(Error::EventSizeBeyondBuffer {
+        Err(ReadErrorKind::EventSizeBeyondBuffer {
             offset: 0x88,
             header_type: HeaderType::SYSTEM64,
             size: 0x20,
             available: 8
-        })
+        }
+        .into())
     );
     // Offset right after the header: no events.
     let empty = buffer_with(0x48, 0, &events);
@@ -142,37 +143,43 @@ fn refuses_compressed_buffers_and_offsets_out_of_range() {
     let events = three_events();
     assert_eq!(
         TraceBuffer::parse(&buffer_with(0x48 + 0xA8, 0x40, &events)),
-        Err(Error::CompressedBuffer {
+        Err(ReadErrorKind::CompressedBuffer {
             buffer_flag: etw_classic::BufferFlags::COMPRESSED
-        })
+        }
+        .into())
     );
     for offset in [0, 0x47, 0x101, u32::MAX] {
         assert_eq!(
             TraceBuffer::parse(&buffer_with(offset, 0, &events)),
-            Err(Error::BufferOffsetOutOfRange {
+            Err(ReadErrorKind::BufferOffsetOutOfRange {
                 offset,
                 min: 0x48,
                 max: 0x100
-            }),
+            }
+            .into()),
             "Offset {offset:#x}"
         );
     }
     assert!(matches!(
         TraceBuffer::parse(&[0; 0x47]),
-        Err(Error::Truncated {
-            needed: 0x48,
-            found: 0x47,
+        Err(ReadError {
+            buffer: None,
+            kind: ReadErrorKind::Codec(CodecError::Truncated {
+                needed: 0x48,
+                found: 0x47,
+                ..
+            }),
             ..
         })
     ));
     assert_eq!(
-        Error::BufferOffsetOutOfRange {
+        ReadErrorKind::BufferOffsetOutOfRange {
             offset: 0x101,
             min: 0x48,
             max: 0x100
         }
         .to_string(),
-        "expected the buffer's Offset between 0x48 and 0x100, found 0x101"
+        "WMI_BUFFER_HEADER.Offset: expected between 0x48 and 0x100, found 0x101"
     );
 }
 
@@ -238,7 +245,7 @@ fn instance_tree_survives_loops_conflicts_and_a_full_table() {
     tree.add(&instance(4, 4, None)).unwrap();
     assert_eq!(
         tree.add(&instance(4, 5, None)),
-        Err(Error::InstanceTreeFull { capacity: 3 })
+        Err(InstanceTreeFull { capacity: 3 })
     );
     assert_eq!(tree.nodes().len(), 3);
     assert_eq!(

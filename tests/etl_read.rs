@@ -8,7 +8,10 @@
 
 use std::collections::BTreeMap;
 
-use etw_classic::{Bitness, ClockType, Error, EtlFile, EventKind, HeaderType, WmiBufferHeader};
+use etw_classic::{
+    Bitness, BufferPosition, ClockType, EtlFile, EventKind, HeaderType, ReadError, ReadErrorKind,
+    WmiBufferHeader,
+};
 
 mod common;
 
@@ -175,11 +178,16 @@ fn truncated_and_corrupt_files_give_errors_with_offsets() {
     assert_eq!(results.len(), 2);
     assert_eq!(
         results[1],
-        Err(Error::EtlBufferTruncated {
-            file_offset: 0x2000,
-            needed: 0x48,
-            available: 0x20
-        })
+        Err(ReadError::new(
+            Some(BufferPosition {
+                index: 1,
+                file_offset: 0x2000
+            }),
+            ReadErrorKind::BufferHeaderTruncated {
+                needed: 0x48,
+                available: 0x20
+            }
+        ))
     );
     // A second buffer claiming more bytes than the file has.
     let mut corrupt = bytes.clone();
@@ -187,12 +195,17 @@ fn truncated_and_corrupt_files_give_errors_with_offsets() {
     let file = EtlFile::parse(&corrupt).unwrap();
     assert_eq!(
         file.buffers().nth(1),
-        Some(Err(Error::EtlBufferSizeOutOfRange {
-            file_offset: 0x2000,
-            buffer_size: 0x10_0000,
-            min: 0x48,
-            max: 0x2000
-        }))
+        Some(Err(ReadError::new(
+            Some(BufferPosition {
+                index: 1,
+                file_offset: 0x2000
+            }),
+            ReadErrorKind::BufferSizeOutOfRange {
+                buffer_size: 0x10_0000,
+                min: 0x48,
+                max: 0x2000
+            }
+        )))
     );
     // A BufferSize of zero would never advance: an error, and the walk ends.
     corrupt[0x2000..0x2004].fill(0);
@@ -201,19 +214,32 @@ fn truncated_and_corrupt_files_give_errors_with_offsets() {
     assert!(buffers.next().unwrap().is_ok());
     assert!(matches!(
         buffers.next(),
-        Some(Err(Error::EtlBufferSizeOutOfRange { buffer_size: 0, .. }))
+        Some(Err(ReadError {
+            kind: ReadErrorKind::BufferSizeOutOfRange { buffer_size: 0, .. },
+            ..
+        }))
     ));
     assert_eq!(buffers.next(), None);
     // No file at all, and a first buffer without its logfile header.
     assert!(matches!(
         EtlFile::parse(&[]),
-        Err(Error::EtlBufferTruncated { file_offset: 0, .. })
+        Err(ReadError {
+            buffer: Some(BufferPosition {
+                index: 0,
+                file_offset: 0
+            }),
+            kind: ReadErrorKind::BufferHeaderTruncated { .. },
+            ..
+        })
     ));
     let mut no_header = bytes[..0x2000].to_vec();
     no_header[0x48..0x4C].fill(0xFF);
+    let error = EtlFile::parse(&no_header).unwrap_err();
+    assert_eq!(error.kind, ReadErrorKind::MissingLogfileHeader);
     assert_eq!(
-        EtlFile::parse(&no_header).unwrap_err(),
-        Error::MissingLogfileHeader
+        error.to_string(),
+        "buffer 0 at file offset 0x0: expected the logfile header event at the start of the \
+         first buffer, found no event"
     );
 }
 
@@ -230,8 +256,8 @@ fn a_malformed_first_event_is_the_walks_error() {
     // No TRACE_HEADER_FLAG where the logfile header event should start.
     bytes[0x48..0x4C].copy_from_slice(&[0x30, 0x00, 0x02, 0x40]);
     assert_eq!(
-        EtlFile::parse(&bytes).unwrap_err(),
-        Error::NotAnEventHeader {
+        EtlFile::parse(&bytes).unwrap_err().kind,
+        ReadErrorKind::NotAnEventHeader {
             offset: 0,
             found: 0x4002_0030
         }
@@ -239,8 +265,8 @@ fn a_malformed_first_event_is_the_walks_error() {
     // A SYSTEM64 header whose Size runs past the 0xB8 bytes of events.
     bytes[0x48..0x4E].copy_from_slice(&[0x02, 0x00, 0x02, 0xC0, 0x00, 0x02]);
     assert_eq!(
-        EtlFile::parse(&bytes).unwrap_err(),
-        Error::EventSizeBeyondBuffer {
+        EtlFile::parse(&bytes).unwrap_err().kind,
+        ReadErrorKind::EventSizeBeyondBuffer {
             offset: 0,
             header_type: HeaderType::SYSTEM64,
             size: 0x200,
@@ -262,7 +288,11 @@ fn corrupt_compressed_buffers_are_refused() {
     let mut small = vec![0u8; 0x100];
     assert!(matches!(
         buffer.trace_buffer(&mut small),
-        Err(Error::BufferOffsetOutOfRange { .. })
+        Err(ReadError {
+            buffer: Some(BufferPosition { index: 1, .. }),
+            kind: ReadErrorKind::BufferOffsetOutOfRange { .. },
+            ..
+        })
     ));
     // A stream cut short decompresses to less than Offset says, or fails.
     let mut cut = buffer;
@@ -291,9 +321,11 @@ fn buffers_can_be_read_one_at_a_time() {
     }
     assert!(matches!(
         etw_classic::EtlBuffer::parse(&bytes[..0x40], 0, 0),
-        Err(Error::EtlBufferTruncated {
-            needed: 0x48,
-            available: 0x40,
+        Err(ReadError {
+            kind: ReadErrorKind::BufferHeaderTruncated {
+                needed: 0x48,
+                available: 0x40,
+            },
             ..
         })
     ));

@@ -2,7 +2,7 @@
 //! and event identical; the first buffer's bytes are checked at the layout offsets by hand.
 
 use etw_classic::{
-    Bitness, BufferType, Class, ClockType, Error, EtlFile, EtlHeader, EventData,
+    Bitness, BufferType, Class, ClockType, CodecError, EtlFile, EtlHeader, EventData,
     EventInstanceHeader, EventType, Guid, Layout, Level, Provider, Session, SteppingContext,
     TimesOrFlags, VersionDetail, WnodeFlags,
 };
@@ -199,7 +199,7 @@ fn names_too_long_for_the_buffer_are_refused() {
     let error = settings.write_first_buffer(&mut buffer).unwrap_err();
     assert_eq!(
         error,
-        Error::OutputTooSmall {
+        CodecError::OutputTooSmall {
             layout: Layout::TraceLogfileHeader32,
             needed: 0x20 + 0x110 + 802 + 18,
             found: BUFFER_SIZE - 0x48,
@@ -209,7 +209,7 @@ fn names_too_long_for_the_buffer_are_refused() {
     let mut short = vec![0u8; BUFFER_SIZE - 1];
     assert!(matches!(
         header(Bitness::Bits32, 1).write_first_buffer(&mut short),
-        Err(Error::OutputTooSmall {
+        Err(CodecError::OutputTooSmall {
             needed: 0x400,
             found: 0x3FF,
             ..

@@ -114,7 +114,7 @@ fn unknown_keys_wrong_types_and_ranges_are_errors() {
     );
     assert_eq!(
         error(CliLayout::EventTrace32, json!({"mof_data": 0x1_0000_0000u64})),
-        "event-trace32: `mof_data`: EVENT_TRACE (32-bit): a 32-bit pointer holds at most 0xffffffff, found 0x100000000"
+        "event-trace32: `mof_data`: EVENT_TRACE (32-bit).MofData: a 32-bit pointer holds at most 0xffffffff, found 0x100000000"
     );
     assert_eq!(
         error(CliLayout::EventTrace64, json!({"header": {"bogus": 1}})),
@@ -325,6 +325,6 @@ fn truncated_input_is_the_library_error() {
         fields::decode(CliLayout::InstanceGuidHeader, &[0; 0x47])
             .unwrap_err()
             .to_string(),
-        "EVENT_INSTANCE_GUID_HEADER needs 72 bytes, found 71"
+        "EVENT_INSTANCE_GUID_HEADER: expected 72 bytes, found 71"
     );
 }

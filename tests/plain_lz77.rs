@@ -17,7 +17,7 @@
 //! runs, on the smallest trace.
 
 use etw_classic::plain_lz77::decompress;
-use etw_classic::{Error, Events, WmiBufferHeader};
+use etw_classic::{Events, Lz77Error, WmiBufferHeader};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -179,11 +179,11 @@ fn output_sized_from_the_header_is_exactly_full() {
     let mut short = vec![0u8; len - 1];
     let error = decompress(compressed, &mut short).unwrap_err();
     assert!(
-        matches!(error, Error::Lz77OutputTooSmall { offset, .. } if offset < compressed.len()),
+        matches!(error, Lz77Error::OutputTooSmall { offset, .. } if offset < compressed.len()),
         "{error:?}"
     );
     // What was decoded before the item that did not fit is the start of the full output.
-    let Error::Lz77OutputTooSmall { available, .. } = error else {
+    let Lz77Error::OutputTooSmall { available, .. } = error else {
         unreachable!()
     };
     let decoded = short.len() - available;

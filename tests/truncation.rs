@@ -2,7 +2,7 @@
 //! shorter than a struct gives the precise output error with nothing written.
 
 use etw_classic::{
-    Bitness, Error, EventInstanceGuidHeader, EventInstanceHeader, EventInstanceInfo,
+    Bitness, CodecError, EventInstanceGuidHeader, EventInstanceHeader, EventInstanceInfo,
     EventInstanceInfo32, EventInstanceInfo64, EventTrace, EventTrace32, EventTrace64,
     EventTraceHeader, Layout, MofField, SystemTraceHeader, TraceLogfileHeader,
     TraceLogfileHeader32, TraceLogfileHeader64,
@@ -28,7 +28,7 @@ macro_rules! sweep {
         for length in 0..<$type>::LEN {
             assert_eq!(
                 <$type>::parse(&bytes[..length]).map(|_| ()),
-                Err(Error::Truncated {
+                Err(CodecError::Truncated {
                     layout: <$type>::LAYOUT,
                     needed: <$type>::LEN,
                     found: length
@@ -43,7 +43,7 @@ macro_rules! sweep {
             let mut out = vec![0xA5; length];
             assert_eq!(
                 value.emit(&mut out).map(|_| ()),
-                Err(Error::OutputTooSmall {
+                Err(CodecError::OutputTooSmall {
                     layout: <$type>::LAYOUT,
                     needed: <$type>::LEN,
                     found: length
@@ -118,7 +118,7 @@ fn trace_logfile_header_bitness_chosen_every_truncation() {
         for length in 0..len {
             assert_eq!(
                 TraceLogfileHeader::parse(&bytes[..length], bitness).map(|_| ()),
-                Err(Error::Truncated {
+                Err(CodecError::Truncated {
                     layout,
                     needed: len,
                     found: length
@@ -132,7 +132,7 @@ fn trace_logfile_header_bitness_chosen_every_truncation() {
             let mut out = vec![0x5Au8; length];
             assert_eq!(
                 header.emit(&mut out).map(|_| ()),
-                Err(Error::OutputTooSmall {
+                Err(CodecError::OutputTooSmall {
                     layout,
                     needed: len,
                     found: length
@@ -155,7 +155,7 @@ fn logfile_header_event_every_truncation() {
         if length < 0x20 {
             assert_eq!(
                 error,
-                Error::Truncated {
+                CodecError::Truncated {
                     layout: Layout::SystemTraceHeader,
                     needed: 0x20,
                     found: length
@@ -164,7 +164,7 @@ fn logfile_header_event_every_truncation() {
         } else {
             assert_eq!(
                 error,
-                Error::SizeBeyondInput {
+                CodecError::SizeBeyondInput {
                     layout: Layout::SystemTraceHeader,
                     size: 0x13C,
                     available: length
@@ -178,7 +178,7 @@ fn logfile_header_event_every_truncation() {
             if length < 0x20 + 0x118 {
                 assert_eq!(
                     result,
-                    Err(Error::Truncated {
+                    Err(CodecError::Truncated {
                         layout: Layout::TraceLogfileHeader64,
                         needed: 0x118,
                         found: length - 0x20
@@ -211,7 +211,7 @@ fn bitness_chosen_types_every_truncation() {
         for length in 0..EventTrace::LEN {
             assert_eq!(
                 EventTrace::parse(&bytes[..length], bitness).map(|_| ()),
-                Err(Error::Truncated {
+                Err(CodecError::Truncated {
                     layout: trace_layout,
                     needed: 0x58,
                     found: length
@@ -223,7 +223,7 @@ fn bitness_chosen_types_every_truncation() {
             let mut out = vec![0u8; length];
             assert_eq!(
                 trace.emit(&mut out).map(|_| ()),
-                Err(Error::OutputTooSmall {
+                Err(CodecError::OutputTooSmall {
                     layout: trace_layout,
                     needed: 0x58,
                     found: length
@@ -233,7 +233,7 @@ fn bitness_chosen_types_every_truncation() {
         for length in 0..info_len {
             assert_eq!(
                 EventInstanceInfo::parse(&bytes[..length], bitness).map(|_| ()),
-                Err(Error::Truncated {
+                Err(CodecError::Truncated {
                     layout: info_layout,
                     needed: info_len,
                     found: length
@@ -247,7 +247,7 @@ fn bitness_chosen_types_every_truncation() {
             let mut out = vec![0u8; length];
             assert_eq!(
                 info.emit(&mut out).map(|_| ()),
-                Err(Error::OutputTooSmall {
+                Err(CodecError::OutputTooSmall {
                     layout: info_layout,
                     needed: info_len,
                     found: length

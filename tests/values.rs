@@ -1,9 +1,9 @@
 //! The value types: codes, the Class roll-up, GUID text, union views and the bitness-chosen structs.
 
 use etw_classic::{
-    Bitness, BufferContext, Class, Error, EventInstanceGuidHeader, EventInstanceInfo, EventTrace,
-    EventType, Guid, GuidOrPtr, GuidTextExpectation, HeaderFamily, HeaderType, Layout, Level,
-    MarkerFlags, TimesOrFlags, WnodeFlags, MAX_MOF_FIELDS,
+    Bitness, BufferContext, Class, CodecError, EventInstanceGuidHeader, EventInstanceInfo,
+    EventTrace, EventType, Guid, GuidOrPtr, GuidParseError, GuidTextExpectation, HeaderFamily,
+    HeaderType, Layout, Level, MarkerFlags, TimesOrFlags, WnodeFlags, MAX_MOF_FIELDS,
 };
 
 #[test]
@@ -333,11 +333,7 @@ fn guid_text_errors_give_position_expectation_and_found() {
     for (text, at, expected, found) in cases {
         assert_eq!(
             Guid::parse_str(text),
-            Err(Error::InvalidGuidText {
-                at,
-                expected,
-                found
-            }),
+            Err(GuidParseError::new(at, expected, found)),
             "{text:?}"
         );
     }
@@ -493,7 +489,7 @@ fn event_trace_layouts_differ_after_the_instance_header() {
     assert_eq!(trace64.header(), instance.header);
     assert_eq!(
         EventTrace::new(Bitness::Bits32, instance, 0x1_0000_0000, 0, context),
-        Err(Error::PointerTooWide {
+        Err(CodecError::PointerTooWide {
             layout: Layout::EventTrace32,
             bitness: Bitness::Bits32,
             value: 0x1_0000_0000
@@ -534,7 +530,7 @@ fn event_instance_info_layouts() {
     );
     assert_eq!(
         EventInstanceInfo::new(Bitness::Bits32, 0x1_0000_CAFE, 0),
-        Err(Error::PointerTooWide {
+        Err(CodecError::PointerTooWide {
             layout: Layout::EventInstanceInfo32,
             bitness: Bitness::Bits32,
             value: 0x1_0000_CAFE

@@ -1,7 +1,7 @@
 //! What `parse` and `parse_event` of the two trace-buffer headers check, one error per case.
 
 use etw_classic::{
-    Error, EventInstanceGuidHeader, EventTraceHeader, HeaderType, Layout, MarkerFlags,
+    CodecError, EventInstanceGuidHeader, EventTraceHeader, HeaderType, Layout, MarkerFlags,
 };
 
 /// A FULL_HEADER64 event of `size` bytes: header, then `size - 0x30` data bytes, then `extra`.
@@ -42,7 +42,7 @@ fn trace_header_without_marker_bits_is_not_a_trace_header() {
         bytes[3] = marker;
         assert_eq!(
             EventTraceHeader::parse(&bytes),
-            Err(Error::NotATraceHeader {
+            Err(CodecError::NotATraceHeader {
                 layout: Layout::EventTraceHeader,
                 found: MarkerFlags(marker)
             })
@@ -64,7 +64,7 @@ fn trace_header_with_another_header_type_is_rejected_with_both_expected_types() 
         bytes[2] = header_type;
         assert_eq!(
             EventTraceHeader::parse(&bytes),
-            Err(Error::WrongHeaderType {
+            Err(CodecError::WrongHeaderType {
                 layout: Layout::EventTraceHeader,
                 expected_32: HeaderType::FULL_HEADER32,
                 expected_64: HeaderType::FULL_HEADER64,
@@ -79,7 +79,7 @@ fn trace_header_size_below_the_header_is_rejected() {
     for size in [0u16, 1, 0x2F] {
         assert_eq!(
             EventTraceHeader::parse(&full_event(size, 0)),
-            Err(Error::SizeBelowHeader {
+            Err(CodecError::SizeBelowHeader {
                 layout: Layout::EventTraceHeader,
                 header_len: 0x30,
                 size
@@ -103,7 +103,7 @@ fn trace_header_size_beyond_the_input_is_reported_not_truncated() {
     let bytes = full_event(0x40, 0);
     assert_eq!(
         EventTraceHeader::parse_event(&bytes[..0x3F]),
-        Err(Error::SizeBeyondInput {
+        Err(CodecError::SizeBeyondInput {
             layout: Layout::EventTraceHeader,
             size: 0x40,
             available: 0x3F
@@ -112,7 +112,7 @@ fn trace_header_size_beyond_the_input_is_reported_not_truncated() {
     let bytes = full_event(0xFFFF, 0);
     assert_eq!(
         EventTraceHeader::parse_event(&bytes[..0x100]),
-        Err(Error::SizeBeyondInput {
+        Err(CodecError::SizeBeyondInput {
             layout: Layout::EventTraceHeader,
             size: 0xFFFF,
             available: 0x100
@@ -137,7 +137,7 @@ fn instance_guid_header_checks() {
     bytes[2] = 0x14;
     assert_eq!(
         EventInstanceGuidHeader::parse(&bytes),
-        Err(Error::WrongHeaderType {
+        Err(CodecError::WrongHeaderType {
             layout: Layout::EventInstanceGuidHeader,
             expected_32: HeaderType::INSTANCE32,
             expected_64: HeaderType::INSTANCE64,
@@ -148,7 +148,7 @@ fn instance_guid_header_checks() {
     bytes[3] = 0x80;
     assert_eq!(
         EventInstanceGuidHeader::parse(&bytes),
-        Err(Error::NotATraceHeader {
+        Err(CodecError::NotATraceHeader {
             layout: Layout::EventInstanceGuidHeader,
             found: MarkerFlags(0x80)
         })
@@ -156,7 +156,7 @@ fn instance_guid_header_checks() {
     // A FULL header's Size (0x30) does not cover an instance header.
     assert_eq!(
         EventInstanceGuidHeader::parse(&instance_event(0x47, 0)),
-        Err(Error::SizeBelowHeader {
+        Err(CodecError::SizeBelowHeader {
             layout: Layout::EventInstanceGuidHeader,
             header_len: 0x48,
             size: 0x47
@@ -164,7 +164,7 @@ fn instance_guid_header_checks() {
     );
     assert_eq!(
         EventInstanceGuidHeader::parse_event(&instance_event(0x60, 0)[..0x50]),
-        Err(Error::SizeBeyondInput {
+        Err(CodecError::SizeBeyondInput {
             layout: Layout::EventInstanceGuidHeader,
             size: 0x60,
             available: 0x50
@@ -178,7 +178,7 @@ fn the_end_mark_and_fill_are_not_headers() {
     let fill = [0xFFu8; 0x48];
     assert_eq!(
         EventTraceHeader::parse(&fill),
-        Err(Error::WrongHeaderType {
+        Err(CodecError::WrongHeaderType {
             layout: Layout::EventTraceHeader,
             expected_32: HeaderType::FULL_HEADER32,
             expected_64: HeaderType::FULL_HEADER64,
@@ -194,41 +194,41 @@ fn the_end_mark_and_fill_are_not_headers() {
 fn errors_say_what_was_expected_and_what_was_found() {
     let messages = [
         (
-            Error::Truncated { layout: Layout::EventTraceHeader, needed: 48, found: 10 },
-            "EVENT_TRACE_HEADER needs 48 bytes, found 10",
+            CodecError::Truncated { layout: Layout::EventTraceHeader, needed: 48, found: 10 },
+            "EVENT_TRACE_HEADER: expected 48 bytes, found 10",
         ),
         (
-            Error::OutputTooSmall { layout: Layout::MofField, needed: 16, found: 3 },
-            "encoding MOF_FIELD needs 16 bytes of output, found room for 3",
+            CodecError::OutputTooSmall { layout: Layout::MofField, needed: 16, found: 3 },
+            "MOF_FIELD: encoding needs 16 bytes of output, found room for 3",
         ),
         (
-            Error::NotATraceHeader { layout: Layout::EventTraceHeader, found: MarkerFlags(0x80) },
-            "EVENT_TRACE_HEADER: expected marker flags with TRACE_HEADER_FLAG|TRACE_HEADER_EVENT_TRACE (0xc0) at offset 0x03, found 0x80",
+            CodecError::NotATraceHeader { layout: Layout::EventTraceHeader, found: MarkerFlags(0x80) },
+            "EVENT_TRACE_HEADER.MarkerFlags (offset 0x03): expected TRACE_HEADER_FLAG|TRACE_HEADER_EVENT_TRACE (0xc0), found 0x80",
         ),
         (
-            Error::WrongHeaderType {
+            CodecError::WrongHeaderType {
                 layout: Layout::EventInstanceGuidHeader,
                 expected_32: HeaderType::INSTANCE32,
                 expected_64: HeaderType::INSTANCE64,
                 found: HeaderType(0x42),
             },
-            "EVENT_INSTANCE_GUID_HEADER: expected header type INSTANCE32 or INSTANCE64 at offset 0x02, found HeaderType(0x42)",
+            "EVENT_INSTANCE_GUID_HEADER.HeaderType (offset 0x02): expected INSTANCE32 or INSTANCE64, found HeaderType(0x42)",
         ),
         (
-            Error::SizeBelowHeader { layout: Layout::EventTraceHeader, header_len: 48, size: 47 },
-            "EVENT_TRACE_HEADER: Size must cover the 48-byte header, found Size 47",
+            CodecError::SizeBelowHeader { layout: Layout::EventTraceHeader, header_len: 48, size: 47 },
+            "EVENT_TRACE_HEADER.Size: expected at least the 48-byte header, found 47",
         ),
         (
-            Error::SizeBeyondInput { layout: Layout::EventTraceHeader, size: 64, available: 63 },
-            "EVENT_TRACE_HEADER: Size 64 is larger than the 63 bytes present",
+            CodecError::SizeBeyondInput { layout: Layout::EventTraceHeader, size: 64, available: 63 },
+            "EVENT_TRACE_HEADER.Size: expected at most the 63 bytes present, found 64",
         ),
         (
-            Error::PointerTooWide {
+            CodecError::PointerTooWide {
                 layout: Layout::EventTrace32,
                 bitness: etw_classic::Bitness::Bits32,
                 value: 0x1_0000_0000,
             },
-            "EVENT_TRACE (32-bit): a 32-bit pointer holds at most 0xffffffff, found 0x100000000",
+            "EVENT_TRACE (32-bit).MofData: a 32-bit pointer holds at most 0xffffffff, found 0x100000000",
         ),
     ];
     for (error, message) in messages {

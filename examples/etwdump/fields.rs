@@ -106,7 +106,10 @@ fn fail<T>(message: impl Into<String>) -> Result<T, FieldError> {
 
 /// Decodes the first `layout.len()` bytes of `bytes` with `from_bytes`: only the length is
 /// checked, so that any header can be looked at (the caller runs the wire checks separately).
-pub fn decode(layout: CliLayout, bytes: &[u8]) -> Result<Map<String, Value>, etw_classic::Error> {
+pub fn decode(
+    layout: CliLayout,
+    bytes: &[u8],
+) -> Result<Map<String, Value>, etw_classic::CodecError> {
     use etw_classic::Layout;
     Ok(match layout {
         CliLayout::TraceHeader => trace_header_json(&EventTraceHeader::from_bytes(&prefix(
@@ -268,11 +271,11 @@ fn instance_info_json(info: EventInstanceInfo) -> Map<String, Value> {
 fn prefix<const N: usize>(
     bytes: &[u8],
     layout: etw_classic::Layout,
-) -> Result<[u8; N], etw_classic::Error> {
+) -> Result<[u8; N], etw_classic::CodecError> {
     bytes
         .first_chunk::<N>()
         .copied()
-        .ok_or(etw_classic::Error::Truncated {
+        .ok_or(etw_classic::CodecError::Truncated {
             layout,
             needed: N,
             found: bytes.len(),

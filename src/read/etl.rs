@@ -4,8 +4,8 @@
 
 use core::iter::FusedIterator;
 
+use crate::read::error::{BufferPosition, ReadError, ReadErrorKind};
 use crate::read::trace_buffer::TraceBuffer;
-use crate::wire::error::Error;
 use crate::wire::file::trace_logfile_header::{LogfileNames, TraceLogfileHeader};
 use crate::wire::file::wmi_buffer_header::WmiBufferHeader;
 use crate::wire::headers::system_trace_header::SystemTraceHeader;
@@ -58,38 +58,46 @@ impl<'a> EtlFile<'a> {
     /// Reads the first buffer and its logfile header event.
     ///
     /// # Errors
+    /// A [`ReadError`] naming buffer 0:
     /// - the errors of [`EtlBuffers`] for the first buffer;
-    /// - [`Error::CompressedBuffer`] or [`Error::BufferOffsetOutOfRange`] when the first buffer
-    ///   cannot be walked ([`TraceBuffer::parse`]);
-    /// - [`Error::MissingLogfileHeader`] when it has no event;
-    /// - the error of the walk ([`Events`](crate::Events)) when its first event is malformed;
-    /// - those of [`TraceLogfileHeader::parse_event`] for its first event;
-    /// - [`Error::LogfileBufferSizeOutOfRange`] when the logfile header's `BufferSize` is
-    ///   smaller than a buffer header or larger than [`MAX_BUFFER_SIZE`]. (It may be larger
+    /// - [`ReadErrorKind::CompressedBuffer`] or [`ReadErrorKind::BufferOffsetOutOfRange`] when
+    ///   the first buffer cannot be walked ([`TraceBuffer::parse`]);
+    /// - [`ReadErrorKind::MissingLogfileHeader`] when it has no event;
+    /// - the error of the walk ([`Events`](crate::read::Events)) when its first event is malformed;
+    /// - [`ReadErrorKind::Codec`] with the errors of [`TraceLogfileHeader::parse_event`] for its
+    ///   first event;
+    /// - [`ReadErrorKind::LogfileBufferSizeOutOfRange`] when the logfile header's `BufferSize`
+    ///   is smaller than a buffer header or larger than [`MAX_BUFFER_SIZE`]. (It may be larger
     ///   than the file: compressed buffers are stored shorter.)
-    pub fn parse(bytes: &'a [u8]) -> Result<Self, Error> {
-        let first = EtlBuffers::new(bytes)
-            .next()
-            .unwrap_or(Err(Error::EtlBufferTruncated {
-                file_offset: 0,
+    pub fn parse(bytes: &'a [u8]) -> Result<Self, ReadError> {
+        let position = BufferPosition {
+            index: 0,
+            file_offset: 0,
+        };
+        let at_first = |kind: ReadErrorKind| ReadError::new(Some(position), kind);
+        let first = EtlBuffers::new(bytes).next().unwrap_or(Err(at_first(
+            ReadErrorKind::BufferHeaderTruncated {
                 needed: WmiBufferHeader::LEN,
                 available: 0,
-            }))?;
-        let events = TraceBuffer::parse(first.bytes)?;
+            },
+        )))?;
+        let events = TraceBuffer::parse(first.bytes).map_err(|error| error.in_buffer(position))?;
         let event = events
+            .in_buffer(position)
             .events()
             .next()
-            .unwrap_or(Err(Error::MissingLogfileHeader))?;
+            .unwrap_or(Err(at_first(ReadErrorKind::MissingLogfileHeader)))?;
         let (system_header, logfile_header, names, _) =
-            TraceLogfileHeader::parse_event(event.bytes)?;
+            TraceLogfileHeader::parse_event(event.bytes)
+                .map_err(|error| at_first(ReadErrorKind::Codec(error)))?;
         let buffer_size = logfile_header.buffer_size();
         let claimed = usize::try_from(buffer_size).unwrap_or(usize::MAX);
         if !(WmiBufferHeader::LEN..=MAX_BUFFER_SIZE).contains(&claimed) {
-            return Err(Error::LogfileBufferSizeOutOfRange {
+            return Err(at_first(ReadErrorKind::LogfileBufferSizeOutOfRange {
                 buffer_size,
                 min: WmiBufferHeader::LEN,
                 max: MAX_BUFFER_SIZE,
-            });
+            }));
         }
         Ok(Self {
             bytes,
@@ -141,31 +149,31 @@ impl<'a> EtlBuffers<'a> {
         }
     }
 
-    fn read(&self, file_offset: usize) -> Result<EtlBuffer<'a>, Error> {
+    fn read(&self, file_offset: usize) -> Result<EtlBuffer<'a>, ReadError> {
         let rest = self.bytes.get(file_offset..).unwrap_or_default();
         read_buffer(rest, self.index, file_offset)
     }
 }
 
 /// The buffer at the start of `rest`, which is at `file_offset` in the file.
-fn read_buffer(rest: &[u8], index: usize, file_offset: usize) -> Result<EtlBuffer<'_>, Error> {
+fn read_buffer(rest: &[u8], index: usize, file_offset: usize) -> Result<EtlBuffer<'_>, ReadError> {
+    let position = BufferPosition { index, file_offset };
+    let at = |kind: ReadErrorKind| ReadError::new(Some(position), kind);
     let Ok((header, _)) = WmiBufferHeader::parse(rest) else {
-        return Err(Error::EtlBufferTruncated {
-            file_offset,
+        return Err(at(ReadErrorKind::BufferHeaderTruncated {
             needed: WmiBufferHeader::LEN,
             available: rest.len(),
-        });
+        }));
     };
     let bytes = usize::try_from(header.buffer_size)
         .ok()
         .filter(|&size| size >= WmiBufferHeader::LEN)
         .and_then(|size| rest.get(..size))
-        .ok_or(Error::EtlBufferSizeOutOfRange {
-            file_offset,
+        .ok_or(at(ReadErrorKind::BufferSizeOutOfRange {
             buffer_size: header.buffer_size,
             min: WmiBufferHeader::LEN,
             max: rest.len(),
-        })?;
+        }))?;
     Ok(EtlBuffer {
         index,
         file_offset,
@@ -175,7 +183,7 @@ fn read_buffer(rest: &[u8], index: usize, file_offset: usize) -> Result<EtlBuffe
 }
 
 impl<'a> Iterator for EtlBuffers<'a> {
-    type Item = Result<EtlBuffer<'a>, Error>;
+    type Item = Result<EtlBuffer<'a>, ReadError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         let file_offset = self.next.take()?;
@@ -213,9 +221,9 @@ impl<'a> EtlBuffer<'a> {
     /// how many). `index` and `file_offset` are the caller's to say.
     ///
     /// # Errors
-    /// [`Error::EtlBufferTruncated`] when `bytes` is shorter than a buffer header,
-    /// [`Error::EtlBufferSizeOutOfRange`] when `BufferSize` is below 0x48 or past its end.
-    pub fn parse(bytes: &'a [u8], index: usize, file_offset: usize) -> Result<Self, Error> {
+    /// [`ReadErrorKind::BufferHeaderTruncated`] when `bytes` is shorter than a buffer header,
+    /// [`ReadErrorKind::BufferSizeOutOfRange`] when `BufferSize` is below 0x48 or past its end.
+    pub fn parse(bytes: &'a [u8], index: usize, file_offset: usize) -> Result<Self, ReadError> {
         read_buffer(bytes, index, file_offset)
     }
 
@@ -224,45 +232,60 @@ impl<'a> EtlBuffer<'a> {
         self.header.is_compressed()
     }
 
+    /// Where the buffer lies in the file.
+    pub const fn position(&self) -> BufferPosition {
+        BufferPosition {
+            index: self.index,
+            file_offset: self.file_offset,
+        }
+    }
+
     /// The buffer's events, ready to walk: in place for an uncompressed buffer, or decompressed
     /// into the start of `scratch` for a compressed one. A compressed buffer's bytes after its
-    /// header are an MS-XCA Plain LZ77 stream ([`plain_lz77`](crate::plain_lz77)) whose
+    /// header are an MS-XCA Plain LZ77 stream ([`plain_lz77`](crate::read::plain_lz77)) whose
     /// decompressed length is the header's `Offset` minus the 0x48-byte header (the events end
-    /// at `Offset`, counted as if the buffer were not compressed).
+    /// at `Offset`, counted as if the buffer were not compressed). The errors of the returned
+    /// buffer's events name this buffer.
     ///
     /// # Errors
-    /// For an uncompressed buffer, those of [`TraceBuffer::parse`]. For a compressed one:
-    /// [`Error::BufferOffsetOutOfRange`] when `Offset` is below 0x48 or says the events
-    /// decompress to more than `scratch` holds; the decompressor's errors for a corrupt
-    /// stream; [`Error::DecompressedLengthMismatch`] when the stream decompresses to another
+    /// A [`ReadError`] naming this buffer. For an uncompressed buffer, those of
+    /// [`TraceBuffer::parse`]. For a compressed one: [`ReadErrorKind::BufferOffsetOutOfRange`]
+    /// when `Offset` is below 0x48 or says the events decompress to more than `scratch` holds
+    /// (a corrupt `Offset`, reported before any decompression);
+    /// [`ReadErrorKind::Decompress`] for a corrupt stream;
+    /// [`ReadErrorKind::DecompressedLengthMismatch`] when the stream decompresses to another
     /// length than `Offset` says.
-    pub fn trace_buffer<'b>(&self, scratch: &'b mut [u8]) -> Result<TraceBuffer<'b>, Error>
+    pub fn trace_buffer<'b>(&self, scratch: &'b mut [u8]) -> Result<TraceBuffer<'b>, ReadError>
     where
         'a: 'b,
     {
+        let position = self.position();
+        let at = |kind: ReadErrorKind| ReadError::new(Some(position), kind);
         if !self.is_compressed() {
-            return TraceBuffer::parse(self.bytes);
+            return TraceBuffer::parse(self.bytes)
+                .map(|buffer| buffer.in_buffer(position))
+                .map_err(|error| error.in_buffer(position));
         }
-        let out_of_range = Error::BufferOffsetOutOfRange {
+        let out_of_range = at(ReadErrorKind::BufferOffsetOutOfRange {
             offset: self.header.offset,
             min: WmiBufferHeader::LEN,
             max: WmiBufferHeader::LEN.saturating_add(scratch.len()),
-        };
+        });
         let expected = usize::try_from(self.header.offset)
             .ok()
             .and_then(|offset| offset.checked_sub(WmiBufferHeader::LEN))
             .ok_or(out_of_range)?;
         let output = scratch.get_mut(..expected).ok_or(out_of_range)?;
         let compressed = self.bytes.get(WmiBufferHeader::LEN..).unwrap_or_default();
-        let written = crate::read::plain_lz77::decompress(compressed, output)?;
+        let written = crate::read::plain_lz77::decompress(compressed, output)
+            .map_err(|error| at(ReadErrorKind::Decompress(error)))?;
         let output: &'b [u8] = output;
         if written != expected {
-            return Err(Error::DecompressedLengthMismatch {
-                file_offset: self.file_offset,
+            return Err(at(ReadErrorKind::DecompressedLengthMismatch {
                 expected,
                 found: written,
-            });
+            }));
         }
-        Ok(TraceBuffer::from_parts(self.header, output))
+        Ok(TraceBuffer::from_parts(self.header, output).in_buffer(position))
     }
 }

@@ -3,8 +3,8 @@
 
 use core::iter::FusedIterator;
 
+use crate::read::error::{BufferPosition, ReadError, ReadErrorKind};
 use crate::wire::codes::{HeaderFamily, HeaderType, MarkerFlags};
-use crate::wire::error::Error;
 use crate::wire::file::wmi_buffer_header::DEFAULT_TRACE_ALIGNMENT;
 use crate::wire::headers::event_instance_guid_header::EventInstanceGuidHeader;
 use crate::wire::headers::event_trace_header::EventTraceHeader;
@@ -38,16 +38,16 @@ const READ_AHEAD: usize = 1024;
 /// - 0xFFFFFFFF marks the end of the events: iteration ends, without an error. So does a tail
 ///   of fewer than four bytes.
 /// - Otherwise `TRACE_HEADER_FLAG` (0x80 in byte 3) must be set, or the walk stops with
-///   [`Error::NotAnEventHeader`].
+///   [`ReadErrorKind::NotAnEventHeader`].
 /// - With `TRACE_MESSAGE` (0x10 in byte 3) it is a message (WPP) header, `Size` a `u16` at 0;
 ///   the event is reported as [`HeaderType::MESSAGE`].
 /// - Otherwise byte 2 is the [`HeaderType`], and its [`family`](HeaderType::family) says where
 ///   `Size` is: a `u16` at 0 for size-first headers, at 4 for version-first ones (`SYSTEM`,
-///   `COMPACT`, `PERFINFO`). A type without a known family is [`Error::UnknownEventHeaderType`].
+///   `COMPACT`, `PERFINFO`). A type without a known family is [`ReadErrorKind::UnknownEventHeaderType`].
 ///
 /// `Size` must cover the type's fixed header (and at least four bytes), else
-/// [`Error::EventSizeBelowHeader`], and must not run past the end of the bytes, else
-/// [`Error::EventSizeBeyondBuffer`]. The next event starts at the event's offset plus `Size`
+/// [`ReadErrorKind::EventSizeBelowHeader`], and must not run past the end of the bytes, else
+/// [`ReadErrorKind::EventSizeBeyondBuffer`]. The next event starts at the event's offset plus `Size`
 /// rounded up to [`DEFAULT_TRACE_ALIGNMENT`].
 ///
 /// An error is yielded once, with the offset where it was found, and then the iterator returns
@@ -66,7 +66,7 @@ const READ_AHEAD: usize = 1024;
 /// assert_eq!((event.offset, event.header_type, event.size), (0, HeaderType::FULL_HEADER64, 0x34));
 /// assert!(matches!(event.kind(), EventKind::Full { data, .. } if data.len() == 4));
 /// assert!(events.next().is_none());
-/// # Ok::<(), etw_classic::Error>(())
+/// # Ok::<(), etw_classic::ReadError>(())
 /// ```
 #[derive(Clone, Debug)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -74,14 +74,23 @@ pub struct Events<'a> {
     bytes: &'a [u8],
     /// Where the next event is looked for; `None` once the walk has ended.
     next: Option<usize>,
+    /// The buffer the bytes belong to, named in errors.
+    buffer: Option<BufferPosition>,
 }
 
 impl<'a> Events<'a> {
     /// The events in `bytes`, the first one at offset 0.
     pub const fn new(bytes: &'a [u8]) -> Self {
+        Self::in_buffer(bytes, None)
+    }
+
+    /// The events in `bytes`, the events of the buffer at `buffer` in an .etl file: errors
+    /// name that buffer.
+    pub const fn in_buffer(bytes: &'a [u8], buffer: Option<BufferPosition>) -> Self {
         Self {
             bytes,
             next: Some(0),
+            buffer,
         }
     }
 
@@ -90,10 +99,15 @@ impl<'a> Events<'a> {
     pub const fn offset(&self) -> Option<usize> {
         self.next
     }
+
+    /// The buffer the events belong to, when known.
+    pub const fn buffer(&self) -> Option<BufferPosition> {
+        self.buffer
+    }
 }
 
 impl<'a> Iterator for Events<'a> {
-    type Item = Result<Event<'a>, Error>;
+    type Item = Result<Event<'a>, ReadError>;
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
@@ -112,7 +126,7 @@ impl<'a> Iterator for Events<'a> {
                 core::hint::black_box(*byte);
             }
         }
-        Some(item)
+        Some(item.map_err(|kind| ReadError::new(self.buffer, kind)))
     }
 }
 
@@ -121,7 +135,7 @@ impl FusedIterator for Events<'_> {}
 /// Recognises the event at the start of `rest` (which is at `offset`); `None` at the end of the
 /// events.
 #[inline]
-fn read_event(rest: &[u8], offset: usize) -> Option<Result<Event<'_>, Error>> {
+fn read_event(rest: &[u8], offset: usize) -> Option<Result<Event<'_>, ReadErrorKind>> {
     let marker = *rest.first_chunk::<4>()?;
     let found = u32::from_le_bytes(marker);
     if found == END_OF_EVENTS {
@@ -131,20 +145,27 @@ fn read_event(rest: &[u8], offset: usize) -> Option<Result<Event<'_>, Error>> {
 }
 
 #[inline]
-fn recognise(rest: &[u8], offset: usize, marker: [u8; 4], found: u32) -> Result<Event<'_>, Error> {
+fn recognise(
+    rest: &[u8],
+    offset: usize,
+    marker: [u8; 4],
+    found: u32,
+) -> Result<Event<'_>, ReadErrorKind> {
     let [_, _, type_byte, flags_byte] = marker;
     let marker_flags = MarkerFlags(flags_byte);
     if !marker_flags.contains(MarkerFlags::TRACE_HEADER_FLAG) {
-        return Err(Error::NotAnEventHeader { offset, found });
+        return Err(ReadErrorKind::NotAnEventHeader { offset, found });
     }
     let (header_type, family) = if marker_flags.contains(MarkerFlags::TRACE_MESSAGE) {
         (HeaderType::MESSAGE, HeaderFamily::SizeFirst)
     } else {
         let header_type = HeaderType(type_byte);
-        let family = header_type.family().ok_or(Error::UnknownEventHeaderType {
-            offset,
-            header_type,
-        })?;
+        let family = header_type
+            .family()
+            .ok_or(ReadErrorKind::UnknownEventHeaderType {
+                offset,
+                header_type,
+            })?;
         (header_type, family)
     };
     let size = match family {
@@ -157,7 +178,7 @@ fn recognise(rest: &[u8], offset: usize, marker: [u8; 4], found: u32) -> Result<
             .get(VERSION_FIRST_SIZE_AT..)
             .and_then(|tail| tail.first_chunk::<2>())
             .map(|raw| u16::from_le_bytes(*raw))
-            .ok_or(Error::EventHeaderTruncated {
+            .ok_or(ReadErrorKind::EventHeaderTruncated {
                 offset,
                 header_type,
                 needed: VERSION_FIRST_SIZE_AT.saturating_add(2),
@@ -169,7 +190,7 @@ fn recognise(rest: &[u8], offset: usize, marker: [u8; 4], found: u32) -> Result<
         .unwrap_or_default()
         .max(MIN_EVENT_SIZE);
     if usize::from(size) < min_size {
-        return Err(Error::EventSizeBelowHeader {
+        return Err(ReadErrorKind::EventSizeBelowHeader {
             offset,
             header_type,
             min_size,
@@ -178,7 +199,7 @@ fn recognise(rest: &[u8], offset: usize, marker: [u8; 4], found: u32) -> Result<
     }
     let bytes = rest
         .get(..usize::from(size))
-        .ok_or(Error::EventSizeBeyondBuffer {
+        .ok_or(ReadErrorKind::EventSizeBeyondBuffer {
             offset,
             header_type,
             size,
@@ -328,7 +349,7 @@ mod tests {
         }
     }
 
-    fn all(bytes: &[u8]) -> Vec<Result<Event<'_>, Error>> {
+    fn all(bytes: &[u8]) -> Vec<Result<Event<'_>, ReadError>> {
         Events::new(bytes).collect()
     }
 
@@ -417,12 +438,13 @@ mod tests {
         assert!(events.next().unwrap().is_ok());
         assert_eq!(
             events.next(),
-            Some(Err(Error::EventSizeBeyondBuffer {
+            Some(Err(ReadErrorKind::EventSizeBeyondBuffer {
                 offset: 0x30,
                 header_type: HeaderType::FULL_HEADER64,
                 size: 0x31,
                 available: 0x10
-            }))
+            }
+            .into()))
         );
         assert_eq!(events.next(), None);
         assert_eq!(events.next(), None);
@@ -432,12 +454,13 @@ mod tests {
         let mut events = Events::new(&bytes);
         assert_eq!(
             events.next(),
-            Some(Err(Error::EventSizeBeyondBuffer {
+            Some(Err(ReadErrorKind::EventSizeBeyondBuffer {
                 offset: 0,
                 header_type: HeaderType::FULL_HEADER64,
                 size: 0x31,
                 available: 0x30
-            }))
+            }
+            .into()))
         );
         assert_eq!(events.next(), None);
     }
@@ -447,12 +470,13 @@ mod tests {
         let mut events = Events::new(&[0x00, 0x00, 0x14, 0xC0, 0, 0, 0, 0]);
         assert_eq!(
             events.next(),
-            Some(Err(Error::EventSizeBelowHeader {
+            Some(Err(ReadErrorKind::EventSizeBelowHeader {
                 offset: 0,
                 header_type: HeaderType::FULL_HEADER64,
                 min_size: 0x30,
                 size: 0
-            }))
+            }
+            .into()))
         );
         assert_eq!(events.next(), None);
 
@@ -460,10 +484,13 @@ mod tests {
         let mut events = Events::new(&[0x00, 0x00, 0x0D, 0xC0, 0, 0, 0, 0]);
         assert!(matches!(
             events.next(),
-            Some(Err(Error::EventSizeBelowHeader {
-                header_type: HeaderType::ERROR,
-                min_size: 4,
-                ..
+            Some(Err(ReadError {
+                buffer: None,
+                kind: ReadErrorKind::EventSizeBelowHeader {
+                    header_type: HeaderType::ERROR,
+                    min_size: 4,
+                    ..
+                }
             }))
         ));
         assert_eq!(events.next(), None);
@@ -473,26 +500,29 @@ mod tests {
     fn unknown_markers_and_types_are_errors() {
         assert_eq!(
             all(&[0x30, 0x00, 0x14, 0x40, 0, 0, 0, 0]),
-            [Err(Error::NotAnEventHeader {
+            [Err(ReadErrorKind::NotAnEventHeader {
                 offset: 0,
                 found: 0x4014_0030
-            })]
+            }
+            .into())]
         );
         assert_eq!(
             all(&[0x30, 0x00, 0x0C, 0xC0, 0, 0, 0, 0]),
-            [Err(Error::UnknownEventHeaderType {
+            [Err(ReadErrorKind::UnknownEventHeaderType {
                 offset: 0,
                 header_type: HeaderType::TIMED
-            })]
+            }
+            .into())]
         );
         assert_eq!(
             all(&[0x02, 0x00, 0x02, 0xC0, 0x20]),
-            [Err(Error::EventHeaderTruncated {
+            [Err(ReadErrorKind::EventHeaderTruncated {
                 offset: 0,
                 header_type: HeaderType::SYSTEM64,
                 needed: 6,
                 available: 5
-            })]
+            }
+            .into())]
         );
     }
 
@@ -512,7 +542,7 @@ mod tests {
 
     #[test]
     fn errors_say_what_was_expected_and_where() {
-        let error = Error::EventSizeBeyondBuffer {
+        let error = ReadErrorKind::EventSizeBeyondBuffer {
             offset: 0x30,
             header_type: HeaderType::FULL_HEADER64,
             size: 0x11,
@@ -520,7 +550,8 @@ mod tests {
         };
         assert_eq!(
             std::format!("{error}"),
-            "FULL_HEADER64 event: expected a Size of at most the 16 bytes left, found 17 at offset 0x30"
+            "FULL_HEADER64 event at offset 0x30: expected a Size of at most the 16 bytes left, \
+             found 17"
         );
     }
 
@@ -570,13 +601,15 @@ mod tests {
                     prop_assert!(event.size >= 4);
                     event.offset
                 }
-                Err(
-                    Error::NotAnEventHeader { offset, .. }
-                    | Error::UnknownEventHeaderType { offset, .. }
-                    | Error::EventHeaderTruncated { offset, .. }
-                    | Error::EventSizeBelowHeader { offset, .. }
-                    | Error::EventSizeBeyondBuffer { offset, .. },
-                ) => offset,
+                Err(ReadError {
+                    buffer: None,
+                    kind:
+                        ReadErrorKind::NotAnEventHeader { offset, .. }
+                        | ReadErrorKind::UnknownEventHeaderType { offset, .. }
+                        | ReadErrorKind::EventHeaderTruncated { offset, .. }
+                        | ReadErrorKind::EventSizeBelowHeader { offset, .. }
+                        | ReadErrorKind::EventSizeBeyondBuffer { offset, .. },
+                }) => offset,
                 Err(other) => return Err(TestCaseError::fail(std::format!("{other:?}"))),
             };
             prop_assert!(offset < bytes.len());

@@ -1,7 +1,7 @@
 //! Rebuilding the instance hierarchy of a trace: which transaction each instance event belongs
 //! to, and which transaction is its parent, in caller-sized storage.
 
-use crate::wire::error::Error;
+use crate::read::error::InstanceTreeFull;
 use crate::wire::guid::Guid;
 use crate::wire::headers::event_instance_guid_header::EventInstanceGuidHeader;
 
@@ -80,7 +80,7 @@ pub struct InstanceNode {
 /// assert_eq!(tree.roots().map(|node| node.key).collect::<Vec<_>>(), [root]);
 /// assert_eq!(tree.children(root).count(), 1);
 /// assert_eq!(tree.depth(InstanceKey::of(&child)), Some(1));
-/// # Ok::<(), etw_classic::Error>(())
+/// # Ok::<(), etw_classic::InstanceTreeFull>(())
 /// ```
 #[derive(Clone, Debug, Default)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -101,9 +101,12 @@ impl<const CAPACITY: usize> InstanceTree<CAPACITY> {
     /// [`InstanceNode::conflicting_parents`]). Returns the event's instance.
     ///
     /// # Errors
-    /// [`Error::InstanceTreeFull`] when the event's instance is new and the tree already holds
+    /// [`InstanceTreeFull`] when the event's instance is new and the tree already holds
     /// `CAPACITY` instances; the tree is unchanged then.
-    pub fn add(&mut self, event: &EventInstanceGuidHeader) -> Result<InstanceKey, Error> {
+    pub fn add(
+        &mut self,
+        event: &EventInstanceGuidHeader,
+    ) -> Result<InstanceKey, InstanceTreeFull> {
         let key = InstanceKey::of(event);
         let parent = InstanceKey::parent_of(event);
         if let Some(node) = self.nodes.iter_mut().find(|node| node.key == key) {
@@ -124,7 +127,7 @@ impl<const CAPACITY: usize> InstanceTree<CAPACITY> {
                 events: 1,
                 conflicting_parents: 0,
             })
-            .map_err(|_| Error::InstanceTreeFull { capacity: CAPACITY })?;
+            .map_err(|_| InstanceTreeFull { capacity: CAPACITY })?;
         Ok(key)
     }
 

@@ -3,12 +3,14 @@
 //!
 //! Built on [`wire`](crate::wire) only; nothing here uses [`write`](crate::write).
 
+pub(crate) mod error;
 pub(crate) mod etl;
 pub(crate) mod events;
 pub(crate) mod instance_tree;
 pub mod plain_lz77;
 pub(crate) mod trace_buffer;
 
+pub use error::{BufferPosition, InstanceTreeFull, Lz77Error, ReadError, ReadErrorKind};
 pub use etl::{EtlBuffer, EtlBuffers, EtlFile, MAX_BUFFER_SIZE};
 pub use events::{Event, EventKind, Events};
 pub use instance_tree::{InstanceKey, InstanceNode, InstanceTree};

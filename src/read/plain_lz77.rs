@@ -46,15 +46,15 @@
 //! # Output after an error
 //!
 //! Every error names the input offset of the item at fault (for
-//! [`Lz77LengthBelowMinimum`](Error::Lz77LengthBelowMinimum) and
-//! [`Lz77LengthTruncated`](Error::Lz77LengthTruncated), of the length bytes). When an error is
+//! [`LengthBelowMinimum`](Lz77Error::LengthBelowMinimum) and
+//! [`LengthTruncated`](Lz77Error::LengthTruncated), of the length bytes). When an error is
 //! returned, the start of `output` holds the decoding of every item before that one, nothing of
 //! the item at fault is written, and the bytes after are left as they were.
 //!
 //! [MS-XCA]: https://learn.microsoft.com/en-us/openspecs/windows_protocols/ms-xca/
 //! [`WmiBufferHeader::is_compressed`]: crate::WmiBufferHeader::is_compressed
 
-use crate::wire::error::Error;
+use crate::read::error::Lz77Error;
 
 /// Flags in a flag word.
 const FLAGS_PER_WORD: u32 = 32;
@@ -84,19 +84,19 @@ const MIN_WIDE_LENGTH: u32 = 15 + 7;
 /// let written = etw_classic::plain_lz77::decompress(&compressed, &mut output)?;
 /// assert_eq!(written, 300);
 /// assert!(output.chunks(3).all(|chunk| chunk == b"abc"));
-/// # Ok::<(), etw_classic::Error>(())
+/// # Ok::<(), etw_classic::Lz77Error>(())
 /// ```
 ///
 /// # Errors
 /// Each error carries the input offset of the item at fault; `output` then holds the decoding of
 /// the items before it (see [Output after an error](self#output-after-an-error)).
-/// - [`Error::Lz77FlagsTruncated`]: 1 to 3 bytes left where a flag word is due;
-/// - [`Error::Lz77MatchTruncated`]: 1 byte left where a match token is due;
-/// - [`Error::Lz77LengthTruncated`]: a long match's length bytes run past the input;
-/// - [`Error::Lz77LengthBelowMinimum`]: a 16- or 32-bit length below 22;
-/// - [`Error::Lz77DistanceBeforeStart`]: a match reaches back before the start of the output;
-/// - [`Error::Lz77OutputTooSmall`]: `output` has no room for a literal or a whole match.
-pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize, Error> {
+/// - [`Lz77Error::FlagsTruncated`]: 1 to 3 bytes left where a flag word is due;
+/// - [`Lz77Error::MatchTruncated`]: 1 byte left where a match token is due;
+/// - [`Lz77Error::LengthTruncated`]: a long match's length bytes run past the input;
+/// - [`Lz77Error::LengthBelowMinimum`]: a 16- or 32-bit length below 22;
+/// - [`Lz77Error::DistanceBeforeStart`]: a match reaches back before the start of the output;
+/// - [`Lz77Error::OutputTooSmall`]: `output` has no room for a literal or a whole match.
+pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize, Lz77Error> {
     // Input and output positions; both only grow, and never past their slice's length.
     let mut read: usize = 0;
     let mut written: usize = 0;
@@ -114,7 +114,7 @@ pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize, Error> {
                 if rest.is_empty() {
                     return Ok(written);
                 }
-                return Err(Error::Lz77FlagsTruncated {
+                return Err(Lz77Error::FlagsTruncated {
                     offset: read,
                     available: rest.len(),
                 });
@@ -149,7 +149,7 @@ pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize, Error> {
                 let Some(target) = room.get_mut(..literals.len()) else {
                     // Decode the literals that fit, then report the first one that does not.
                     copy(room, literals);
-                    return Err(Error::Lz77OutputTooSmall {
+                    return Err(Lz77Error::OutputTooSmall {
                         offset: read.wrapping_add(room_len),
                         needed: 1,
                         available: 0,
@@ -182,7 +182,7 @@ pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize, Error> {
                 // "If InputPosition == InputBufferSize, Decompression is complete."
                 return Ok(written);
             }
-            return Err(Error::Lz77MatchTruncated {
+            return Err(Lz77Error::MatchTruncated {
                 offset: read,
                 available: rest.len(),
             });
@@ -200,7 +200,7 @@ pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize, Error> {
         };
 
         if distance > written {
-            return Err(Error::Lz77DistanceBeforeStart {
+            return Err(Lz77Error::DistanceBeforeStart {
                 offset: token_offset,
                 distance,
                 written,
@@ -210,7 +210,7 @@ pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize, Error> {
         let length = match usize::try_from(length) {
             Ok(length) if length <= available => length,
             _ => {
-                return Err(Error::Lz77OutputTooSmall {
+                return Err(Lz77Error::OutputTooSmall {
                     offset: token_offset,
                     needed: length,
                     available,
@@ -228,7 +228,7 @@ fn long_match_length(
     input: &[u8],
     read: &mut usize,
     shared_nibble: &mut Option<u8>,
-) -> Result<u64, Error> {
+) -> Result<u64, Lz77Error> {
     let nibble = match shared_nibble.take() {
         Some(high_half) => high_half,
         None => {
@@ -253,7 +253,7 @@ fn long_match_length(
         wide = u32::from_le_bytes(take::<4>(input, read)?);
     }
     if wide < MIN_WIDE_LENGTH {
-        return Err(Error::Lz77LengthBelowMinimum {
+        return Err(Lz77Error::LengthBelowMinimum {
             offset: field_offset,
             found: wide,
         });
@@ -264,9 +264,9 @@ fn long_match_length(
 }
 
 /// The `N` length bytes at `*read`, which it advances past them.
-fn take<const N: usize>(input: &[u8], read: &mut usize) -> Result<[u8; N], Error> {
+fn take<const N: usize>(input: &[u8], read: &mut usize) -> Result<[u8; N], Lz77Error> {
     let rest = input.get(*read..).unwrap_or_default();
-    let bytes = rest.first_chunk::<N>().ok_or(Error::Lz77LengthTruncated {
+    let bytes = rest.first_chunk::<N>().ok_or(Lz77Error::LengthTruncated {
         offset: *read,
         needed: N,
         available: rest.len(),
@@ -413,7 +413,7 @@ mod tests {
 
     /// Decompresses into a `capacity`-byte buffer filled with 0xAA; returns the result and the
     /// whole buffer.
-    fn run(input: &[u8], capacity: usize) -> (Result<usize, Error>, Vec<u8>) {
+    fn run(input: &[u8], capacity: usize) -> (Result<usize, Lz77Error>, Vec<u8>) {
         let mut output = std::vec![0xAA; capacity];
         let result = decompress(input, &mut output);
         (result, output)
@@ -512,7 +512,7 @@ mod tests {
         let (result, output) = run(&ABC_300, 299);
         assert_eq!(
             result,
-            Err(Error::Lz77OutputTooSmall {
+            Err(Lz77Error::OutputTooSmall {
                 offset: 7,
                 needed: 297,
                 available: 296
@@ -526,7 +526,7 @@ mod tests {
         let (result, output) = run(&ALPHABET, 25);
         assert_eq!(
             result,
-            Err(Error::Lz77OutputTooSmall {
+            Err(Lz77Error::OutputTooSmall {
                 offset: 29,
                 needed: 1,
                 available: 0
@@ -535,7 +535,7 @@ mod tests {
         assert_eq!(output, b"abcdefghijklmnopqrstuvwxy");
         assert_eq!(
             run(&ALPHABET, 0).0,
-            Err(Error::Lz77OutputTooSmall {
+            Err(Lz77Error::OutputTooSmall {
                 offset: 4,
                 needed: 1,
                 available: 0
@@ -553,7 +553,7 @@ mod tests {
         let input = a_then(&[0x07, 0x00, 0x0f, 0xff, 0, 0, 0xff, 0xff, 0xff, 0xff]);
         assert_eq!(
             run(&input, 4096).0,
-            Err(Error::Lz77OutputTooSmall {
+            Err(Lz77Error::OutputTooSmall {
                 offset: 5,
                 needed: 0xFFFF_FFFF + 3,
                 available: 4095
@@ -566,7 +566,7 @@ mod tests {
         for cut in 1..4 {
             assert_eq!(
                 run(&ALPHABET[..cut], 64).0,
-                Err(Error::Lz77FlagsTruncated {
+                Err(Lz77Error::FlagsTruncated {
                     offset: 0,
                     available: cut
                 })
@@ -578,7 +578,7 @@ mod tests {
         let (result, output) = run(&input, 64);
         assert_eq!(
             result,
-            Err(Error::Lz77FlagsTruncated {
+            Err(Lz77Error::FlagsTruncated {
                 offset: 36,
                 available: 3
             })
@@ -591,7 +591,7 @@ mod tests {
         let (result, output) = run(&SIX_A[..6], 16);
         assert_eq!(
             result,
-            Err(Error::Lz77MatchTruncated {
+            Err(Lz77Error::MatchTruncated {
                 offset: 5,
                 available: 1
             })
@@ -611,7 +611,7 @@ mod tests {
         for (rest, offset, needed, available) in cases {
             assert_eq!(
                 run(&a_then(rest), 1 << 16).0,
-                Err(Error::Lz77LengthTruncated {
+                Err(Lz77Error::LengthTruncated {
                     offset,
                     needed,
                     available
@@ -622,7 +622,7 @@ mod tests {
         // The spec's second example, cut inside its 16-bit length.
         assert_eq!(
             run(&ABC_300[..12], 300).0,
-            Err(Error::Lz77LengthTruncated {
+            Err(Lz77Error::LengthTruncated {
                 offset: 11,
                 needed: 2,
                 available: 1
@@ -634,7 +634,7 @@ mod tests {
     fn wide_lengths_below_22() {
         assert_eq!(
             run(&a_then(&[0x07, 0x00, 0x0f, 0xff, 21, 0]), 1 << 16).0,
-            Err(Error::Lz77LengthBelowMinimum {
+            Err(Lz77Error::LengthBelowMinimum {
                 offset: 9,
                 found: 21
             })
@@ -645,7 +645,7 @@ mod tests {
                 1 << 16
             )
             .0,
-            Err(Error::Lz77LengthBelowMinimum {
+            Err(Lz77Error::LengthBelowMinimum {
                 offset: 11,
                 found: 21
             })
@@ -656,7 +656,7 @@ mod tests {
                 1 << 16
             )
             .0,
-            Err(Error::Lz77LengthBelowMinimum {
+            Err(Lz77Error::LengthBelowMinimum {
                 offset: 11,
                 found: 0
             })
@@ -668,7 +668,7 @@ mod tests {
         // A match first of all: distance 1 with nothing written.
         assert_eq!(
             run(&[0xff, 0xff, 0xff, 0xff, 0x00, 0x00], 16).0,
-            Err(Error::Lz77DistanceBeforeStart {
+            Err(Lz77Error::DistanceBeforeStart {
                 offset: 4,
                 distance: 1,
                 written: 0
@@ -678,7 +678,7 @@ mod tests {
         let (result, output) = run(&a_then(&[0x08, 0x00]), 16);
         assert_eq!(
             result,
-            Err(Error::Lz77DistanceBeforeStart {
+            Err(Lz77Error::DistanceBeforeStart {
                 offset: 5,
                 distance: 2,
                 written: 1
@@ -688,7 +688,7 @@ mod tests {
         // The largest distance, 8192.
         assert_eq!(
             run(&a_then(&[0xf8, 0xff]), 16).0,
-            Err(Error::Lz77DistanceBeforeStart {
+            Err(Lz77Error::DistanceBeforeStart {
                 offset: 5,
                 distance: 8192,
                 written: 1
@@ -699,9 +699,9 @@ mod tests {
     #[test]
     fn errors_say_what_was_expected_and_found() {
         use std::string::ToString;
-        let message = |error: Error| error.to_string();
+        let message = |error: Lz77Error| error.to_string();
         assert_eq!(
-            message(Error::Lz77FlagsTruncated {
+            message(Lz77Error::FlagsTruncated {
                 offset: 0x24,
                 available: 3
             }),
@@ -709,7 +709,7 @@ mod tests {
              found 3 bytes at offset 0x24"
         );
         assert_eq!(
-            message(Error::Lz77DistanceBeforeStart {
+            message(Lz77Error::DistanceBeforeStart {
                 offset: 5,
                 distance: 2,
                 written: 1
@@ -718,7 +718,7 @@ mod tests {
              found 2 at offset 0x5"
         );
         assert_eq!(
-            message(Error::Lz77OutputTooSmall {
+            message(Lz77Error::OutputTooSmall {
                 offset: 7,
                 needed: 297,
                 available: 296

@@ -3,8 +3,8 @@
 
 use core::iter::FusedIterator;
 
+use crate::read::error::{BufferPosition, ReadError, ReadErrorKind};
 use crate::read::events::{Event, EventKind, Events};
-use crate::wire::error::Error;
 use crate::wire::file::wmi_buffer_header::WmiBufferHeader;
 use crate::wire::guid::Guid;
 use crate::wire::headers::event_instance_guid_header::EventInstanceGuidHeader;
@@ -22,7 +22,7 @@ use crate::wire::records::event_trace::EventTrace;
 /// bytes[0x30] = 0x48;
 /// let buffer = TraceBuffer::parse(&bytes)?;
 /// assert_eq!(buffer.events().count(), 0);
-/// # Ok::<(), etw_classic::Error>(())
+/// # Ok::<(), etw_classic::ReadError>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -31,6 +31,8 @@ pub struct TraceBuffer<'a> {
     pub header: WmiBufferHeader,
     /// The events' bytes: from the end of the header to `Offset`.
     events: &'a [u8],
+    /// Where the buffer lies in an .etl file, named in the errors of its events.
+    buffer: Option<BufferPosition>,
 }
 
 impl<'a> TraceBuffer<'a> {
@@ -38,32 +40,56 @@ impl<'a> TraceBuffer<'a> {
     /// up to the header's `Offset` ("Offset when flushing", where the events end).
     ///
     /// # Errors
-    /// - [`Error::Truncated`] when `buffer` is shorter than the header;
-    /// - [`Error::CompressedBuffer`] when `BufferFlag` has `ETW_BUFFER_FLAG_COMPRESSED`
+    /// - [`ReadErrorKind::Codec`] ([`CodecError::Truncated`](crate::wire::CodecError::Truncated))
+    ///   when `buffer` is shorter than the header;
+    /// - [`ReadErrorKind::CompressedBuffer`] when `BufferFlag` has `ETW_BUFFER_FLAG_COMPRESSED`
     ///   (decompress the events and use [`from_parts`](Self::from_parts));
-    /// - [`Error::BufferOffsetOutOfRange`] when `Offset` is below 0x48 or past the end of
+    /// - [`ReadErrorKind::BufferOffsetOutOfRange`] when `Offset` is below 0x48 or past the end of
     ///   `buffer`.
-    pub fn parse(buffer: &'a [u8]) -> Result<Self, Error> {
+    pub fn parse(buffer: &'a [u8]) -> Result<Self, ReadError> {
         let (header, _) = WmiBufferHeader::parse(buffer)?;
         if header.is_compressed() {
-            return Err(Error::CompressedBuffer {
+            return Err(ReadErrorKind::CompressedBuffer {
                 buffer_flag: header.buffer_flag,
-            });
+            }
+            .into());
         }
-        let out_of_range = Error::BufferOffsetOutOfRange {
+        let out_of_range = ReadErrorKind::BufferOffsetOutOfRange {
             offset: header.offset,
             min: WmiBufferHeader::LEN,
             max: buffer.len(),
         };
         let end = usize::try_from(header.offset).map_err(|_| out_of_range)?;
         let events = buffer.get(WmiBufferHeader::LEN..end).ok_or(out_of_range)?;
-        Ok(Self { header, events })
+        Ok(Self {
+            header,
+            events,
+            buffer: None,
+        })
     }
 
     /// A buffer from a header and the bytes of its events, for events that were not stored
     /// right after the header (a decompressed buffer, for one).
     pub const fn from_parts(header: WmiBufferHeader, events: &'a [u8]) -> Self {
-        Self { header, events }
+        Self {
+            header,
+            events,
+            buffer: None,
+        }
+    }
+
+    /// The same buffer, known to be the one at `buffer` in an .etl file: the errors of its
+    /// events name it.
+    pub const fn in_buffer(self, buffer: BufferPosition) -> Self {
+        Self {
+            buffer: Some(buffer),
+            ..self
+        }
+    }
+
+    /// Where the buffer lies in an .etl file, when known.
+    pub const fn position(&self) -> Option<BufferPosition> {
+        self.buffer
     }
 
     /// The bytes of the events, from the end of the header.
@@ -74,7 +100,7 @@ impl<'a> TraceBuffer<'a> {
     /// Every event of the buffer, of any header type; [`Event::offset`] counts from the end of
     /// the buffer header.
     pub const fn events(&self) -> Events<'a> {
-        Events::new(self.events)
+        Events::in_buffer(self.events, self.buffer)
     }
 
     /// The classic events of the buffer (`FULL_HEADER32/64` and `INSTANCE32/64`), each
@@ -100,23 +126,24 @@ impl<'a> TraceBuffer<'a> {
     /// - `BufferContext`: the buffer header's `ClientContext`.
     ///
     /// # Errors
-    /// [`Error::PointerTooWide`] when a 32-bit `MofData` cannot hold the data's offset (only
+    /// [`ReadErrorKind::Event`] with [`CodecError::PointerTooWide`](crate::wire::CodecError::PointerTooWide) when a 32-bit `MofData` cannot hold the data's offset (only
     /// in buffers over 4 GiB).
     pub fn deliver(
         &self,
         event: &Event<'a>,
         bitness: Bitness,
-    ) -> Option<Result<DeliveredEvent<'a>, Error>> {
-        deliver(&self.header, event, bitness)
+    ) -> Option<Result<DeliveredEvent<'a>, ReadError>> {
+        deliver(&self.header, self.buffer, event, bitness)
     }
 }
 
 /// [`TraceBuffer::deliver`], for an event of the buffer whose header is `header`.
 fn deliver<'a>(
     header: &WmiBufferHeader,
+    buffer: Option<BufferPosition>,
     event: &Event<'a>,
     bitness: Bitness,
-) -> Option<Result<DeliveredEvent<'a>, Error>> {
+) -> Option<Result<DeliveredEvent<'a>, ReadError>> {
     let (instance, data, header_len) = match event.kind() {
         EventKind::Full { header, data } => (
             EventInstanceGuidHeader {
@@ -148,6 +175,10 @@ fn deliver<'a>(
             event_trace,
             data,
             offset: event.offset,
+        })
+        .map_err(|error| {
+            let offset = event.offset;
+            ReadError::new(buffer, ReadErrorKind::Event { offset, error })
         }),
     )
 }
@@ -174,13 +205,15 @@ pub struct ClassicEvents<'a> {
 }
 
 impl<'a> Iterator for ClassicEvents<'a> {
-    type Item = Result<DeliveredEvent<'a>, Error>;
+    type Item = Result<DeliveredEvent<'a>, ReadError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
             match self.events.next()? {
                 Ok(event) => {
-                    if let Some(delivered) = deliver(&self.header, &event, self.bitness) {
+                    if let Some(delivered) =
+                        deliver(&self.header, self.events.buffer(), &event, self.bitness)
+                    {
                         return Some(delivered);
                     }
                 }

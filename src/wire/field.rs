@@ -8,7 +8,7 @@
 //! removed by the optimiser.
 
 use crate::wire::codes::{HeaderType, MarkerFlags};
-use crate::wire::error::Error;
+use crate::wire::error::CodecError;
 use crate::wire::guid::Guid;
 use crate::wire::layout::Layout;
 
@@ -168,12 +168,14 @@ impl<'a> Writer<'a> {
 pub(crate) fn split_prefix<const LEN: usize>(
     layout: Layout,
     input: &[u8],
-) -> Result<(&[u8; LEN], &[u8]), Error> {
-    input.split_first_chunk::<LEN>().ok_or(Error::Truncated {
-        layout,
-        needed: LEN,
-        found: input.len(),
-    })
+) -> Result<(&[u8; LEN], &[u8]), CodecError> {
+    input
+        .split_first_chunk::<LEN>()
+        .ok_or(CodecError::Truncated {
+            layout,
+            needed: LEN,
+            found: input.len(),
+        })
 }
 
 /// A struct's `LEN` bytes, every one set by `write` (a struct's `write` method) over zeros.
@@ -195,11 +197,11 @@ pub(crate) fn emit_prefix<const LEN: usize>(
     layout: Layout,
     out: &mut [u8],
     write: impl FnOnce(&mut Writer<'_>),
-) -> Result<&mut [u8], Error> {
+) -> Result<&mut [u8], CodecError> {
     let found = out.len();
     let (slot, rest) = out
         .split_first_chunk_mut::<LEN>()
-        .ok_or(Error::OutputTooSmall {
+        .ok_or(CodecError::OutputTooSmall {
             layout,
             needed: LEN,
             found,
@@ -225,18 +227,18 @@ pub(crate) fn check_event_header(
     read: &Reader<'_>,
     fields: CheckedFields,
     [expected_32, expected_64]: [HeaderType; 2],
-) -> Result<(), Error> {
+) -> Result<(), CodecError> {
     let marker_flags = MarkerFlags(read.u8(fields.marker_flags));
     let header_type = HeaderType(read.u8(fields.header_type));
     let size = read.u16(fields.size);
     if !marker_flags.is_event_trace_header() {
-        return Err(Error::NotATraceHeader {
+        return Err(CodecError::NotATraceHeader {
             layout,
             found: marker_flags,
         });
     }
     if header_type != expected_32 && header_type != expected_64 {
-        return Err(Error::WrongHeaderType {
+        return Err(CodecError::WrongHeaderType {
             layout,
             expected_32,
             expected_64,
@@ -245,7 +247,7 @@ pub(crate) fn check_event_header(
     }
     let header_len = layout.byte_len();
     if usize::from(size) < header_len {
-        return Err(Error::SizeBelowHeader {
+        return Err(CodecError::SizeBelowHeader {
             layout,
             header_len,
             size,
@@ -260,11 +262,11 @@ pub(crate) fn split_event(
     layout: Layout,
     input: &[u8],
     size: u16,
-) -> Result<(&[u8], &[u8]), Error> {
+) -> Result<(&[u8], &[u8]), CodecError> {
     let (event, rest) =
         input
             .split_at_checked(usize::from(size))
-            .ok_or(Error::SizeBeyondInput {
+            .ok_or(CodecError::SizeBeyondInput {
                 layout,
                 size,
                 available: input.len(),
@@ -292,9 +294,9 @@ macro_rules! fixed_layout_entry_points {
             /// Decodes the first [`Self::LEN`] bytes of `input` (any values) and returns the rest.
             ///
             /// # Errors
-            /// [`Error::Truncated`](crate::Error::Truncated) when `input` is shorter than [`Self::LEN`].
+            /// [`CodecError::Truncated`](crate::CodecError::Truncated) when `input` is shorter than [`Self::LEN`].
             #[inline]
-            pub fn parse(input: &[u8]) -> Result<(Self, &[u8]), crate::wire::error::Error> {
+            pub fn parse(input: &[u8]) -> Result<(Self, &[u8]), crate::wire::error::CodecError> {
                 let (bytes, rest) =
                     crate::wire::field::split_prefix::<{ Self::LEN }>(Self::LAYOUT, input)?;
                 Ok((Self::from_bytes(bytes), rest))
@@ -313,13 +315,13 @@ macro_rules! fixed_layout_entry_points {
             /// Writes the struct to the start of `out` and returns the rest of `out`.
             ///
             /// # Errors
-            /// [`Error::OutputTooSmall`](crate::Error::OutputTooSmall) when `out` is shorter than
+            /// [`CodecError::OutputTooSmall`](crate::CodecError::OutputTooSmall) when `out` is shorter than
             /// [`Self::LEN`]; nothing is written then.
             #[inline]
             pub fn emit<'o>(
                 &self,
                 out: &'o mut [u8],
-            ) -> Result<&'o mut [u8], crate::wire::error::Error> {
+            ) -> Result<&'o mut [u8], crate::wire::error::CodecError> {
                 crate::wire::field::emit_prefix::<{ Self::LEN }>(Self::LAYOUT, out, |write| {
                     self.write(write)
                 })

@@ -1,7 +1,6 @@
 //! `GUID` in the Windows mixed-endian layout, with `no_std` text formatting and parsing.
 
-use crate::wire::error::Error;
-use crate::wire::error::GuidTextExpectation;
+use crate::wire::error::{GuidParseError, GuidTextExpectation};
 
 /// A Windows `GUID`: `Data1` (u32), `Data2` (u16), `Data3` (u16) little-endian, then `Data4`'s
 /// eight bytes as they are.
@@ -16,7 +15,7 @@ use crate::wire::error::GuidTextExpectation;
 /// assert_eq!(guid.data1, 0x3d6fa8d0);
 /// assert_eq!(guid.to_bytes_le()[..4], [0xd0, 0xa8, 0x6f, 0x3d]);
 /// assert_eq!(format!("{guid}"), "3d6fa8d0-fe05-11d0-9dda-00c04fd7ba7c");
-/// # Ok::<(), etw_classic::Error>(())
+/// # Ok::<(), etw_classic::GuidParseError>(())
 /// ```
 #[repr(C)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -88,7 +87,7 @@ impl Guid {
     /// Parses `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`, either case, optionally in `{}`.
     ///
     /// An error gives the byte position in `text` where the text departs from that form.
-    pub fn parse_str(text: &str) -> Result<Self, Error> {
+    pub fn parse_str(text: &str) -> Result<Self, GuidParseError> {
         let bytes = text.as_bytes();
         let (body, start, braced) = match bytes {
             [b'{', inner @ ..] => (inner, 1, true),
@@ -139,18 +138,14 @@ impl Guid {
     }
 }
 
-fn invalid(at: usize, expected: GuidTextExpectation, found: Option<u8>) -> Error {
-    Error::InvalidGuidText {
-        at,
-        expected,
-        found,
-    }
+fn invalid(at: usize, expected: GuidTextExpectation, found: Option<u8>) -> GuidParseError {
+    GuidParseError::new(at, expected, found)
 }
 
 impl core::str::FromStr for Guid {
-    type Err = Error;
+    type Err = GuidParseError;
 
-    fn from_str(text: &str) -> Result<Self, Error> {
+    fn from_str(text: &str) -> Result<Self, GuidParseError> {
         Self::parse_str(text)
     }
 }

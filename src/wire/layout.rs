@@ -146,6 +146,19 @@ impl Layout {
         }
     }
 
+    /// The SDK name of the struct's pointer-sized member, which [`PointerTooWide`] is about:
+    /// `MofData`, `RegHandle`, `LoggerName`; `-` for structs without one.
+    ///
+    /// [`PointerTooWide`]: crate::wire::CodecError::PointerTooWide
+    pub const fn pointer_member(self) -> &'static str {
+        match self {
+            Self::EventTrace32 | Self::EventTrace64 => "MofData",
+            Self::EventInstanceInfo32 | Self::EventInstanceInfo64 => "RegHandle",
+            Self::TraceLogfileHeader32 | Self::TraceLogfileHeader64 => "LoggerName",
+            _ => "-",
+        }
+    }
+
     /// The bitness of a layout that has two, `None` for structs that are the same on both.
     pub const fn bitness(self) -> Option<Bitness> {
         match self {

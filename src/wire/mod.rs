@@ -29,7 +29,7 @@ pub use class::Class;
 pub use codes::{
     EventType, HeaderFamily, HeaderType, Level, MarkerFlags, WnodeFlags, MAX_MOF_FIELDS,
 };
-pub use error::{Error, GuidTextExpectation};
+pub use error::{CodecError, GuidParseError, GuidTextExpectation};
 pub use file::time_zone_information::{SystemTime, TimeZoneInformation};
 pub use file::trace_logfile_header::{
     ClockType, LogInstance, LogfileNames, TraceLogfileHeader, TraceLogfileHeader32,

@@ -3,7 +3,7 @@
 //! are.
 
 use crate::wire::codes::{HeaderType, MarkerFlags};
-use crate::wire::error::Error;
+use crate::wire::error::CodecError;
 use crate::wire::file::time_zone_information::TimeZoneInformation;
 use crate::wire::file::trace_logfile_header::{
     ClockType, LogInstance, TraceLogfileHeader32, TraceLogfileHeader64, VersionDetail,
@@ -85,10 +85,10 @@ impl EtlHeader<'_> {
     /// up to `buffer_size`. Returns `buffer_size`.
     ///
     /// # Errors
-    /// [`Error::OutputTooSmall`] when `out` is shorter than `buffer_size`, or when the event
+    /// [`CodecError::OutputTooSmall`] when `out` is shorter than `buffer_size`, or when the event
     /// does not fit `buffer_size` or the 64 KiB a `Size` can hold (long names); nothing is
     /// written then.
-    pub fn write_first_buffer(&self, out: &mut [u8]) -> Result<usize, Error> {
+    pub fn write_first_buffer(&self, out: &mut [u8]) -> Result<usize, CodecError> {
         let (layout, struct_len) = match self.bitness {
             Bitness::Bits32 => (TraceLogfileHeader32::LAYOUT, TraceLogfileHeader32::LEN),
             Bitness::Bits64 => (TraceLogfileHeader64::LAYOUT, TraceLogfileHeader64::LEN),
@@ -103,13 +103,13 @@ impl EtlHeader<'_> {
             .saturating_sub(WmiBufferHeader::LEN)
             .min(usize::from(u16::MAX));
         let (Ok(size), true) = (u16::try_from(event_len), event_len <= room) else {
-            return Err(Error::OutputTooSmall {
+            return Err(CodecError::OutputTooSmall {
                 layout,
                 needed: event_len,
                 found: room,
             });
         };
-        let too_small = Error::OutputTooSmall {
+        let too_small = CodecError::OutputTooSmall {
             layout: WmiBufferHeader::LAYOUT,
             needed: buffer_len,
             found: out.len(),
@@ -167,7 +167,7 @@ impl EtlHeader<'_> {
         }
     }
 
-    fn emit_logfile_header<'o>(&self, out: &'o mut [u8]) -> Result<&'o mut [u8], Error> {
+    fn emit_logfile_header<'o>(&self, out: &'o mut [u8]) -> Result<&'o mut [u8], CodecError> {
         let pointer_size = u32::try_from(self.bitness.pointer_len()).unwrap_or_default();
         let log_instance =
             LogInstance::from_counts(1, pointer_size, self.events_lost, self.cpu_speed_in_mhz);

@@ -2,7 +2,7 @@
 //! 64-bit layouts, and the two names that follow it.
 
 use crate::wire::codes::HeaderType;
-use crate::wire::error::Error;
+use crate::wire::error::CodecError;
 use crate::wire::field::{self, Field, Reader, Writer};
 use crate::wire::file::time_zone_information::TimeZoneInformation;
 use crate::wire::guid::Guid;
@@ -511,7 +511,7 @@ logfile_header_codec!(
 /// let mut out = [0xFFu8; 0x110];
 /// header.emit(&mut out)?;
 /// assert_eq!(out, bytes);
-/// # Ok::<(), etw_classic::Error>(())
+/// # Ok::<(), etw_classic::CodecError>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -541,8 +541,8 @@ impl TraceLogfileHeader {
     /// Decodes the first 0x110 (32-bit) or 0x118 (64-bit) bytes of `input` and returns the rest.
     ///
     /// # Errors
-    /// [`Error::Truncated`] when `input` is shorter than the layout.
-    pub fn parse(input: &[u8], bitness: Bitness) -> Result<(Self, &[u8]), Error> {
+    /// [`CodecError::Truncated`] when `input` is shorter than the layout.
+    pub fn parse(input: &[u8], bitness: Bitness) -> Result<(Self, &[u8]), CodecError> {
         Ok(match bitness {
             Bitness::Bits32 => {
                 let (header, rest) = TraceLogfileHeader32::parse(input)?;
@@ -561,15 +561,15 @@ impl TraceLogfileHeader {
     /// Returns those and the bytes after the event (`Size` bytes from the start).
     ///
     /// # Errors
-    /// Those of [`SystemTraceHeader::parse_event`]; [`Error::UnexpectedHookId`] when `HookId`
-    /// is not [`SystemTraceHeader::WMI_LOG_TYPE_HEADER`]; [`Error::Truncated`] when `Size`
+    /// Those of [`SystemTraceHeader::parse_event`]; [`CodecError::UnexpectedHookId`] when `HookId`
+    /// is not [`SystemTraceHeader::WMI_LOG_TYPE_HEADER`]; [`CodecError::Truncated`] when `Size`
     /// leaves less event data than the logfile header's layout needs.
     pub fn parse_event(
         input: &[u8],
-    ) -> Result<(SystemTraceHeader, Self, LogfileNames<'_>, &[u8]), Error> {
+    ) -> Result<(SystemTraceHeader, Self, LogfileNames<'_>, &[u8]), CodecError> {
         let (system, data, rest) = SystemTraceHeader::parse_event(input)?;
         if system.hook_id != SystemTraceHeader::WMI_LOG_TYPE_HEADER {
-            return Err(Error::UnexpectedHookId {
+            return Err(CodecError::UnexpectedHookId {
                 layout: SystemTraceHeader::LAYOUT,
                 expected: SystemTraceHeader::WMI_LOG_TYPE_HEADER,
                 found: system.hook_id,
@@ -587,8 +587,8 @@ impl TraceLogfileHeader {
     /// Writes the struct in its own layout to the start of `out` and returns the rest of `out`.
     ///
     /// # Errors
-    /// [`Error::OutputTooSmall`] when `out` is shorter than the layout; nothing is written then.
-    pub fn emit<'o>(&self, out: &'o mut [u8]) -> Result<&'o mut [u8], Error> {
+    /// [`CodecError::OutputTooSmall`] when `out` is shorter than the layout; nothing is written then.
+    pub fn emit<'o>(&self, out: &'o mut [u8]) -> Result<&'o mut [u8], CodecError> {
         match self {
             Self::Bits32(header) => header.emit(out),
             Self::Bits64(header) => header.emit(out),
@@ -892,7 +892,7 @@ mod tests {
         event[6] = 0x01;
         assert_eq!(
             TraceLogfileHeader::parse_event(&event),
-            Err(Error::UnexpectedHookId {
+            Err(CodecError::UnexpectedHookId {
                 layout: Layout::SystemTraceHeader,
                 expected: 0,
                 found: 1
@@ -904,13 +904,13 @@ mod tests {
             TraceLogfileHeader::parse_event(&event)
                 .unwrap_err()
                 .to_string(),
-            "SYSTEM_TRACE_HEADER: expected hook id 0x0000 at offset 0x06, found 0x0001"
+            "SYSTEM_TRACE_HEADER.HookId (offset 0x06): expected 0x0000, found 0x0001"
         );
         event[6] = 0;
         event[2] = 0x02; // SYSTEM64: the event is 4 bytes short of a 0x118-byte struct.
         assert_eq!(
             TraceLogfileHeader::parse_event(&event),
-            Err(Error::Truncated {
+            Err(CodecError::Truncated {
                 layout: Layout::TraceLogfileHeader64,
                 needed: 0x118,
                 found: 0x114

@@ -223,7 +223,7 @@ field::fixed_layout_entry_points!(WmiBufferHeader, length_only);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::error::Error;
+    use crate::wire::error::CodecError;
     use crate::wire::field::ascending;
 
     /// The first 0x48 bytes of `SelfDescribingSingleEvent.etl` (PerfView test traces): the
@@ -310,7 +310,7 @@ mod tests {
         assert_eq!(rest.len(), 8);
         assert_eq!(
             WmiBufferHeader::parse(&FIRST_BUFFER[..0x47]),
-            Err(Error::Truncated {
+            Err(CodecError::Truncated {
                 layout: Layout::WmiBufferHeader,
                 needed: 0x48,
                 found: 0x47

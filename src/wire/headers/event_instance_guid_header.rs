@@ -2,7 +2,7 @@
 //! header types `INSTANCE32` and `INSTANCE64`.
 
 use crate::wire::codes::HeaderType;
-use crate::wire::error::Error;
+use crate::wire::error::CodecError;
 use crate::wire::field::{self, Field, Reader, Writer};
 use crate::wire::guid::Guid;
 use crate::wire::headers::event_trace_header::EventTraceHeader;
@@ -93,10 +93,10 @@ impl EventInstanceGuidHeader {
     /// the bytes after the header.
     ///
     /// # Errors
-    /// [`Error::Truncated`] for fewer than 0x48 bytes; [`Error::NotATraceHeader`] without marker
-    /// flags 0xC0; [`Error::WrongHeaderType`] for a type other than `INSTANCE32`/`INSTANCE64`;
-    /// [`Error::SizeBelowHeader`] for a `Size` under 0x48.
-    pub fn parse(input: &[u8]) -> Result<(Self, &[u8]), Error> {
+    /// [`CodecError::Truncated`] for fewer than 0x48 bytes; [`CodecError::NotATraceHeader`] without marker
+    /// flags 0xC0; [`CodecError::WrongHeaderType`] for a type other than `INSTANCE32`/`INSTANCE64`;
+    /// [`CodecError::SizeBelowHeader`] for a `Size` under 0x48.
+    pub fn parse(input: &[u8]) -> Result<(Self, &[u8]), CodecError> {
         let (bytes, rest) = field::split_prefix::<{ Self::LEN }>(Self::LAYOUT, input)?;
         let read = Reader::new(bytes);
         field::check_event_header(
@@ -112,9 +112,9 @@ impl EventInstanceGuidHeader {
     /// of event data. Returns the header, the data and the bytes after the event.
     ///
     /// # Errors
-    /// Those of [`parse`](Self::parse), and [`Error::SizeBeyondInput`] when `Size` runs past the
+    /// Those of [`parse`](Self::parse), and [`CodecError::SizeBeyondInput`] when `Size` runs past the
     /// end of `input`.
-    pub fn parse_event(input: &[u8]) -> Result<(Self, &[u8], &[u8]), Error> {
+    pub fn parse_event(input: &[u8]) -> Result<(Self, &[u8], &[u8]), CodecError> {
         let (header, _) = Self::parse(input)?;
         let (data, rest) = field::split_event(Self::LAYOUT, input, header.header.size)?;
         Ok((header, data, rest))

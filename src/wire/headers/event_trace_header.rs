@@ -3,7 +3,7 @@
 
 use crate::wire::class::Class;
 use crate::wire::codes::{HeaderType, MarkerFlags};
-use crate::wire::error::Error;
+use crate::wire::error::CodecError;
 use crate::wire::field::{self, Field, Reader, Writer};
 use crate::wire::layout::Layout;
 use crate::wire::unions::{GuidOrPtr, TimesOrFlags};
@@ -125,10 +125,10 @@ impl EventTraceHeader {
     /// the bytes after the header (the event data and whatever follows it).
     ///
     /// # Errors
-    /// [`Error::Truncated`] for fewer than 0x30 bytes; [`Error::NotATraceHeader`] without marker
-    /// flags 0xC0; [`Error::WrongHeaderType`] for a type other than `FULL_HEADER32`/`FULL_HEADER64`;
-    /// [`Error::SizeBelowHeader`] for a `Size` under 0x30.
-    pub fn parse(input: &[u8]) -> Result<(Self, &[u8]), Error> {
+    /// [`CodecError::Truncated`] for fewer than 0x30 bytes; [`CodecError::NotATraceHeader`] without marker
+    /// flags 0xC0; [`CodecError::WrongHeaderType`] for a type other than `FULL_HEADER32`/`FULL_HEADER64`;
+    /// [`CodecError::SizeBelowHeader`] for a `Size` under 0x30.
+    pub fn parse(input: &[u8]) -> Result<(Self, &[u8]), CodecError> {
         let (bytes, rest) = field::split_prefix::<{ Self::LEN }>(Self::LAYOUT, input)?;
         let read = Reader::new(bytes);
         field::check_event_header(
@@ -144,9 +144,9 @@ impl EventTraceHeader {
     /// of event data. Returns the header, the data and the bytes after the event.
     ///
     /// # Errors
-    /// Those of [`parse`](Self::parse), and [`Error::SizeBeyondInput`] when `Size` runs past the
+    /// Those of [`parse`](Self::parse), and [`CodecError::SizeBeyondInput`] when `Size` runs past the
     /// end of `input`.
-    pub fn parse_event(input: &[u8]) -> Result<(Self, &[u8], &[u8]), Error> {
+    pub fn parse_event(input: &[u8]) -> Result<(Self, &[u8], &[u8]), CodecError> {
         let (header, _) = Self::parse(input)?;
         let (data, rest) = field::split_event(Self::LAYOUT, input, header.size)?;
         Ok((header, data, rest))
@@ -219,7 +219,7 @@ mod tests {
         bytes[0x03] = 0x40;
         assert!(matches!(
             EventTraceHeader::parse(&bytes),
-            Err(Error::NotATraceHeader { .. })
+            Err(CodecError::NotATraceHeader { .. })
         ));
     }
 }

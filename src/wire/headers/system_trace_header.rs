@@ -2,7 +2,7 @@
 //! `SYSTEM64`), among them the logfile header event that starts every .etl file.
 
 use crate::wire::codes::{HeaderType, MarkerFlags};
-use crate::wire::error::Error;
+use crate::wire::error::CodecError;
 use crate::wire::field::{self, Field, Reader, Writer};
 use crate::wire::layout::Layout;
 
@@ -189,10 +189,10 @@ impl SystemTraceHeader {
     /// the bytes after the header (the event data and whatever follows it).
     ///
     /// # Errors
-    /// [`Error::Truncated`] for fewer than 0x20 bytes; [`Error::NotATraceHeader`] without flags
-    /// 0xC0; [`Error::WrongHeaderType`] for a type other than `SYSTEM32`/`SYSTEM64`;
-    /// [`Error::SizeBelowHeader`] for a `Size` under 0x20.
-    pub fn parse(input: &[u8]) -> Result<(Self, &[u8]), Error> {
+    /// [`CodecError::Truncated`] for fewer than 0x20 bytes; [`CodecError::NotATraceHeader`] without flags
+    /// 0xC0; [`CodecError::WrongHeaderType`] for a type other than `SYSTEM32`/`SYSTEM64`;
+    /// [`CodecError::SizeBelowHeader`] for a `Size` under 0x20.
+    pub fn parse(input: &[u8]) -> Result<(Self, &[u8]), CodecError> {
         let (bytes, rest) = field::split_prefix::<{ Self::LEN }>(Self::LAYOUT, input)?;
         field::check_event_header(
             Self::LAYOUT,
@@ -208,9 +208,9 @@ impl SystemTraceHeader {
     /// with the padding to the next 8-byte boundary, if any).
     ///
     /// # Errors
-    /// Those of [`parse`](Self::parse), and [`Error::SizeBeyondInput`] when `Size` runs past the
+    /// Those of [`parse`](Self::parse), and [`CodecError::SizeBeyondInput`] when `Size` runs past the
     /// end of `input`.
-    pub fn parse_event(input: &[u8]) -> Result<(Self, &[u8], &[u8]), Error> {
+    pub fn parse_event(input: &[u8]) -> Result<(Self, &[u8], &[u8]), CodecError> {
         let (header, _) = Self::parse(input)?;
         let (data, rest) = field::split_event(Self::LAYOUT, input, header.size)?;
         Ok((header, data, rest))
@@ -311,7 +311,7 @@ mod tests {
         bytes[0x03] = 0x80;
         assert_eq!(
             SystemTraceHeader::parse(&bytes),
-            Err(Error::NotATraceHeader {
+            Err(CodecError::NotATraceHeader {
                 layout: Layout::SystemTraceHeader,
                 found: MarkerFlags(0x80)
             })
@@ -320,13 +320,13 @@ mod tests {
         bytes[0x02] = 0x14;
         assert!(matches!(
             SystemTraceHeader::parse(&bytes),
-            Err(Error::WrongHeaderType { .. })
+            Err(CodecError::WrongHeaderType { .. })
         ));
         bytes[0x02] = 0x02;
         bytes[0x04..0x06].copy_from_slice(&0x1F_u16.to_le_bytes());
         assert_eq!(
             SystemTraceHeader::parse(&bytes),
-            Err(Error::SizeBelowHeader {
+            Err(CodecError::SizeBelowHeader {
                 layout: Layout::SystemTraceHeader,
                 header_len: 0x20,
                 size: 0x1F
@@ -335,7 +335,7 @@ mod tests {
         bytes[0x04..0x06].copy_from_slice(&0x28_u16.to_le_bytes());
         assert_eq!(
             SystemTraceHeader::parse_event(&bytes),
-            Err(Error::SizeBeyondInput {
+            Err(CodecError::SizeBeyondInput {
                 layout: Layout::SystemTraceHeader,
                 size: 0x28,
                 available: 0x20

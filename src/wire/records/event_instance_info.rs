@@ -1,7 +1,7 @@
 //! `EVENT_INSTANCE_INFO`: a registration handle and the instance id created for it, in its 32-bit
 //! and 64-bit layouts.
 
-use crate::wire::error::Error;
+use crate::wire::error::CodecError;
 use crate::wire::field::{self, Field, Reader, Writer};
 use crate::wire::layout::{Bitness, Layout};
 
@@ -117,7 +117,7 @@ impl EventInstanceInfo64 {
 /// assert_eq!(rest.len(), 8);
 /// assert_eq!(out[..8], [0x34, 0x12, 0, 0, 7, 0, 0, 0]);
 /// assert_eq!(EventInstanceInfo::parse(&out, Bitness::Bits32)?.0, info);
-/// # Ok::<(), etw_classic::Error>(())
+/// # Ok::<(), etw_classic::CodecError>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -132,11 +132,11 @@ impl EventInstanceInfo {
     /// An instance info of the given bitness, with zero padding.
     ///
     /// # Errors
-    /// [`Error::PointerTooWide`] when `reg_handle` does not fit a 32-bit `HANDLE`.
-    pub fn new(bitness: Bitness, reg_handle: u64, instance_id: u32) -> Result<Self, Error> {
+    /// [`CodecError::PointerTooWide`] when `reg_handle` does not fit a 32-bit `HANDLE`.
+    pub fn new(bitness: Bitness, reg_handle: u64, instance_id: u32) -> Result<Self, CodecError> {
         Ok(match bitness {
             Bitness::Bits32 => Self::Bits32(EventInstanceInfo32 {
-                reg_handle: u32::try_from(reg_handle).map_err(|_| Error::PointerTooWide {
+                reg_handle: u32::try_from(reg_handle).map_err(|_| CodecError::PointerTooWide {
                     layout: Layout::EventInstanceInfo32,
                     bitness,
                     value: reg_handle,
@@ -154,8 +154,8 @@ impl EventInstanceInfo {
     /// Decodes the first 8 (32-bit) or 16 (64-bit) bytes of `input` and returns the rest.
     ///
     /// # Errors
-    /// [`Error::Truncated`] when `input` is shorter than the layout.
-    pub fn parse(input: &[u8], bitness: Bitness) -> Result<(Self, &[u8]), Error> {
+    /// [`CodecError::Truncated`] when `input` is shorter than the layout.
+    pub fn parse(input: &[u8], bitness: Bitness) -> Result<(Self, &[u8]), CodecError> {
         Ok(match bitness {
             Bitness::Bits32 => {
                 let (info, rest) = EventInstanceInfo32::parse(input)?;
@@ -171,8 +171,8 @@ impl EventInstanceInfo {
     /// Writes the struct in its own layout to the start of `out` and returns the rest of `out`.
     ///
     /// # Errors
-    /// [`Error::OutputTooSmall`] when `out` is shorter than the layout; nothing is written then.
-    pub fn emit<'o>(&self, out: &'o mut [u8]) -> Result<&'o mut [u8], Error> {
+    /// [`CodecError::OutputTooSmall`] when `out` is shorter than the layout; nothing is written then.
+    pub fn emit<'o>(&self, out: &'o mut [u8]) -> Result<&'o mut [u8], CodecError> {
         match self {
             Self::Bits32(info) => info.emit(out),
             Self::Bits64(info) => info.emit(out),

@@ -1,6 +1,6 @@
 //! `EVENT_TRACE`: the struct a consumer receives for each event, in its 32-bit and 64-bit layouts.
 
-use crate::wire::error::Error;
+use crate::wire::error::CodecError;
 use crate::wire::field::{self, Field, Reader, Writer};
 use crate::wire::guid::Guid;
 use crate::wire::headers::event_instance_guid_header::offset as instance;
@@ -220,14 +220,14 @@ impl EventTrace {
     /// An `EVENT_TRACE` of the given bitness built from its parts, with zero padding.
     ///
     /// # Errors
-    /// [`Error::PointerTooWide`] when `mof_data` does not fit a 32-bit pointer.
+    /// [`CodecError::PointerTooWide`] when `mof_data` does not fit a 32-bit pointer.
     pub fn new(
         bitness: Bitness,
         instance: EventInstanceGuidHeader,
         mof_data: u64,
         mof_length: u32,
         buffer_context: BufferContext,
-    ) -> Result<Self, Error> {
+    ) -> Result<Self, CodecError> {
         let EventInstanceGuidHeader {
             header,
             instance_id,
@@ -240,7 +240,7 @@ impl EventTrace {
                 instance_id,
                 parent_instance_id,
                 parent_guid,
-                mof_data: u32::try_from(mof_data).map_err(|_| Error::PointerTooWide {
+                mof_data: u32::try_from(mof_data).map_err(|_| CodecError::PointerTooWide {
                     layout: Layout::EventTrace32,
                     bitness,
                     value: mof_data,
@@ -282,8 +282,8 @@ impl EventTrace {
     /// Decodes the first 0x58 bytes of `input` in the layout of `bitness` and returns the rest.
     ///
     /// # Errors
-    /// [`Error::Truncated`] for fewer than 0x58 bytes.
-    pub fn parse(input: &[u8], bitness: Bitness) -> Result<(Self, &[u8]), Error> {
+    /// [`CodecError::Truncated`] for fewer than 0x58 bytes.
+    pub fn parse(input: &[u8], bitness: Bitness) -> Result<(Self, &[u8]), CodecError> {
         let (bytes, rest) = field::split_prefix::<{ Self::LEN }>(Self::layout_of(bitness), input)?;
         Ok((Self::from_bytes(bytes, bitness), rest))
     }
@@ -291,8 +291,8 @@ impl EventTrace {
     /// Writes the struct in its own layout to the start of `out` and returns the rest of `out`.
     ///
     /// # Errors
-    /// [`Error::OutputTooSmall`] when `out` is shorter than 0x58 bytes; nothing is written then.
-    pub fn emit<'o>(&self, out: &'o mut [u8]) -> Result<&'o mut [u8], Error> {
+    /// [`CodecError::OutputTooSmall`] when `out` is shorter than 0x58 bytes; nothing is written then.
+    pub fn emit<'o>(&self, out: &'o mut [u8]) -> Result<&'o mut [u8], CodecError> {
         match self {
             Self::Bits32(trace) => trace.emit(out),
             Self::Bits64(trace) => trace.emit(out),

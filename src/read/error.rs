@@ -1,0 +1,435 @@
+//! What reading can say: where (the buffer's index and file offset, the event's offset in the
+//! buffer) and what, with the codec or decompression error under it as its
+//! [`source`](core::error::Error::source).
+
+use crate::wire::codes::HeaderType;
+use crate::wire::error::CodecError;
+use crate::wire::file::wmi_buffer_header::BufferFlags;
+
+/// Where a buffer lies in an .etl file: its index, counting from 0 (the logfile header's
+/// buffer), and the file offset of its first byte.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct BufferPosition {
+    /// The buffer's index in the file.
+    pub index: usize,
+    /// The file offset of the buffer's header.
+    pub file_offset: usize,
+}
+
+/// An error of the reader: what went wrong ([`kind`](Self::kind)) and, when the buffer came
+/// from an .etl file, which buffer ([`buffer`](Self::buffer)).
+///
+/// Its `Display` reads "buffer 17 at file offset 0x44000: " then the kind; its
+/// [`source`](core::error::Error::source) is the [`CodecError`] or [`Lz77Error`] under it.
+///
+/// ```
+/// use etw_classic::{ReadError, ReadErrorKind, TraceBuffer};
+/// let error = TraceBuffer::parse(&[0; 16]).unwrap_err();
+/// assert_eq!(error.buffer, None);
+/// assert!(matches!(error.kind, ReadErrorKind::Codec(_)));
+/// assert_eq!(error.to_string(), "WMI_BUFFER_HEADER: expected 72 bytes, found 16");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub struct ReadError {
+    /// The buffer the error is in; `None` for a buffer read on its own.
+    pub buffer: Option<BufferPosition>,
+    /// What went wrong.
+    pub kind: ReadErrorKind,
+}
+
+impl ReadError {
+    /// The error `kind` in the buffer at `buffer`.
+    pub const fn new(buffer: Option<BufferPosition>, kind: ReadErrorKind) -> Self {
+        Self { buffer, kind }
+    }
+
+    /// The same error, placed in the buffer at `buffer` (unless it already names one).
+    pub const fn in_buffer(self, buffer: BufferPosition) -> Self {
+        match self.buffer {
+            Some(_) => self,
+            None => Self::new(Some(buffer), self.kind),
+        }
+    }
+}
+
+impl From<ReadErrorKind> for ReadError {
+    fn from(kind: ReadErrorKind) -> Self {
+        Self::new(None, kind)
+    }
+}
+
+impl From<CodecError> for ReadError {
+    fn from(error: CodecError) -> Self {
+        ReadErrorKind::Codec(error).into()
+    }
+}
+
+impl From<Lz77Error> for ReadError {
+    fn from(error: Lz77Error) -> Self {
+        ReadErrorKind::Decompress(error).into()
+    }
+}
+
+/// What went wrong while reading an .etl file, a trace buffer or its events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum ReadErrorKind {
+    /// A struct of the file or buffer could not be decoded (a buffer header cut short, a
+    /// logfile header event that is not one).
+    Codec(CodecError),
+    /// The bytes left in the file after the last buffer are too few for a buffer header.
+    BufferHeaderTruncated {
+        /// Bytes a buffer header needs.
+        needed: usize,
+        /// Bytes left in the file.
+        available: usize,
+    },
+    /// A buffer's `BufferSize` is smaller than its header or runs past the end of the file.
+    BufferSizeOutOfRange {
+        /// The `BufferSize` found.
+        buffer_size: u32,
+        /// The smallest size allowed: the buffer header.
+        min: usize,
+        /// The largest size allowed: the bytes left in the file.
+        max: usize,
+    },
+    /// The first buffer has no event where the logfile header should be.
+    MissingLogfileHeader,
+    /// The logfile header's `BufferSize` is smaller than a buffer header or larger than
+    /// [`MAX_BUFFER_SIZE`](crate::read::MAX_BUFFER_SIZE).
+    LogfileBufferSizeOutOfRange {
+        /// The `BufferSize` found in the `TRACE_LOGFILE_HEADER`.
+        buffer_size: u32,
+        /// The smallest size allowed: a buffer header.
+        min: usize,
+        /// The largest size allowed.
+        max: usize,
+    },
+    /// The buffer's `BufferFlag` has `ETW_BUFFER_FLAG_COMPRESSED`: its events must be
+    /// decompressed before they can be walked.
+    CompressedBuffer {
+        /// The `BufferFlag` found.
+        buffer_flag: BufferFlags,
+    },
+    /// The buffer's `Offset` (where its events end) is before the end of its 0x48-byte header
+    /// or past the end of the bytes given (for a compressed buffer: of the scratch space, which
+    /// the logfile header's `BufferSize` sizes).
+    BufferOffsetOutOfRange {
+        /// The `Offset` found at 0x30 of the buffer header.
+        offset: u32,
+        /// The smallest `Offset` allowed: the header's length.
+        min: usize,
+        /// The largest `Offset` allowed.
+        max: usize,
+    },
+    /// The compressed events of the buffer are not a valid Plain LZ77 stream.
+    Decompress(Lz77Error),
+    /// A compressed buffer's events decompress to another length than its `Offset` says.
+    DecompressedLengthMismatch {
+        /// The length `Offset` says (`Offset` - 0x48).
+        expected: usize,
+        /// The length decompressed.
+        found: usize,
+    },
+    /// Where an event should start, the first `u32` has no `TRACE_HEADER_FLAG` (bit 0x80 of
+    /// byte 3) and is not the end mark 0xFFFFFFFF.
+    NotAnEventHeader {
+        /// Where the event should start, from the start of the events' bytes.
+        offset: usize,
+        /// The `u32` found there (little-endian).
+        found: u32,
+    },
+    /// An event's `HeaderType` is one whose layout (where `Size` sits) is not known: `TIMED`,
+    /// `WNODE_HEADER` or a value ntwmi.h does not name.
+    UnknownEventHeaderType {
+        /// Where the event starts.
+        offset: usize,
+        /// The header type found at byte 2.
+        header_type: HeaderType,
+    },
+    /// Too few bytes are left to read an event's `Size` (a version-first header keeps it at
+    /// bytes 4..6).
+    EventHeaderTruncated {
+        /// Where the event starts.
+        offset: usize,
+        /// The event's header type.
+        header_type: HeaderType,
+        /// Bytes needed to read `Size`.
+        needed: usize,
+        /// Bytes left from the event's start.
+        available: usize,
+    },
+    /// An event's `Size` is smaller than its fixed header (or than 4 bytes).
+    EventSizeBelowHeader {
+        /// Where the event starts.
+        offset: usize,
+        /// The event's header type.
+        header_type: HeaderType,
+        /// The smallest `Size` this header type allows.
+        min_size: usize,
+        /// The `Size` found.
+        size: u16,
+    },
+    /// An event's `Size` runs past the end of the events' bytes.
+    EventSizeBeyondBuffer {
+        /// Where the event starts.
+        offset: usize,
+        /// The event's header type.
+        header_type: HeaderType,
+        /// The `Size` found.
+        size: u16,
+        /// Bytes left from the event's start.
+        available: usize,
+    },
+    /// A classic event's header could not be delivered as an `EVENT_TRACE`.
+    Event {
+        /// Where the event starts, from the start of the events' bytes.
+        offset: usize,
+        /// What the codec said.
+        error: CodecError,
+    },
+}
+
+impl core::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        if let Some(BufferPosition { index, file_offset }) = self.buffer {
+            write!(f, "buffer {index} at file offset {file_offset:#x}: ")?;
+        }
+        core::fmt::Display::fmt(&self.kind, f)
+    }
+}
+
+impl core::fmt::Display for ReadErrorKind {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match *self {
+            Self::Codec(error) => core::fmt::Display::fmt(&error, f),
+            Self::BufferHeaderTruncated { needed, available } => write!(
+                f,
+                "expected a {needed}-byte buffer header, found {available} bytes left in the file"
+            ),
+            Self::BufferSizeOutOfRange {
+                buffer_size,
+                min,
+                max,
+            } => write!(
+                f,
+                "WMI_BUFFER_HEADER.BufferSize: expected between {min:#x} and the {max:#x} bytes \
+                 left in the file, found {buffer_size:#x}"
+            ),
+            Self::MissingLogfileHeader => f.write_str(
+                "expected the logfile header event at the start of the first buffer, found no event",
+            ),
+            Self::LogfileBufferSizeOutOfRange {
+                buffer_size,
+                min,
+                max,
+            } => write!(
+                f,
+                "TRACE_LOGFILE_HEADER.BufferSize: expected between {min:#x} and {max:#x}, \
+                 found {buffer_size:#x}"
+            ),
+            Self::CompressedBuffer { buffer_flag } => write!(
+                f,
+                "WMI_BUFFER_HEADER.BufferFlag: expected an uncompressed trace buffer, found \
+                 {:#06x} with ETW_BUFFER_FLAG_COMPRESSED (0x40)",
+                buffer_flag.0
+            ),
+            Self::BufferOffsetOutOfRange { offset, min, max } => write!(
+                f,
+                "WMI_BUFFER_HEADER.Offset: expected between {min:#x} and {max:#x}, found {offset:#x}"
+            ),
+            Self::Decompress(error) => write!(f, "compressed events: {error}"),
+            Self::DecompressedLengthMismatch { expected, found } => write!(
+                f,
+                "compressed events: decompressed data ends at byte {found}, {expected} expected \
+                 (the buffer's Offset - 0x48)"
+            ),
+            Self::NotAnEventHeader { offset, found } => write!(
+                f,
+                "event at offset {offset:#x}: expected a trace header (bit 0x80000000 set) or \
+                 the end mark 0xffffffff, found {found:#010x}"
+            ),
+            Self::UnknownEventHeaderType {
+                offset,
+                header_type,
+            } => write!(
+                f,
+                "event at offset {offset:#x}: expected a header type with a known layout, \
+                 found {header_type:?}"
+            ),
+            Self::EventHeaderTruncated {
+                offset,
+                header_type,
+                needed,
+                available,
+            } => write!(
+                f,
+                "{header_type:?} event at offset {offset:#x}: expected {needed} bytes to read \
+                 its Size, found {available}"
+            ),
+            Self::EventSizeBelowHeader {
+                offset,
+                header_type,
+                min_size,
+                size,
+            } => write!(
+                f,
+                "{header_type:?} event at offset {offset:#x}: expected a Size of at least \
+                 {min_size}, found {size}"
+            ),
+            Self::EventSizeBeyondBuffer {
+                offset,
+                header_type,
+                size,
+                available,
+            } => write!(
+                f,
+                "{header_type:?} event at offset {offset:#x}: expected a Size of at most the \
+                 {available} bytes left, found {size}"
+            ),
+            Self::Event { offset, error } => write!(f, "event at offset {offset:#x}: {error}"),
+        }
+    }
+}
+
+impl core::error::Error for ReadError {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match &self.kind {
+            ReadErrorKind::Codec(error) | ReadErrorKind::Event { error, .. } => Some(error),
+            ReadErrorKind::Decompress(error) => Some(error),
+            _ => None,
+        }
+    }
+}
+
+/// A Plain LZ77 stream ([`plain_lz77`](crate::read::plain_lz77)) that cannot be decoded: what,
+/// and at which input offset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum Lz77Error {
+    /// 1 to 3 bytes are left where a 32-bit flag word is due (an input that ends exactly there
+    /// is a complete stream).
+    FlagsTruncated {
+        /// Input offset where the flag word starts.
+        offset: usize,
+        /// Bytes left there (fewer than the 4 needed).
+        available: usize,
+    },
+    /// 1 byte is left where a match's 2-byte token is due.
+    MatchTruncated {
+        /// Input offset where the token starts.
+        offset: usize,
+        /// Bytes left there (fewer than the 2 needed).
+        available: usize,
+    },
+    /// The extra length bytes of a long match (a 4-bit/8-bit length byte, a 16-bit or a 32-bit
+    /// length) run past the end of the input.
+    LengthTruncated {
+        /// Input offset where the length bytes start.
+        offset: usize,
+        /// Bytes the length needs there: 1, 2 or 4.
+        needed: usize,
+        /// Bytes left there.
+        available: usize,
+    },
+    /// A 16- or 32-bit match length is below 22 (15 + 7), which [MS-XCA] calls an error.
+    LengthBelowMinimum {
+        /// Input offset of the 16- or 32-bit length.
+        offset: usize,
+        /// The length found.
+        found: u32,
+    },
+    /// A match reaches back further than the bytes decoded so far.
+    DistanceBeforeStart {
+        /// Input offset of the match token.
+        offset: usize,
+        /// The match distance, 1 to 8192.
+        distance: usize,
+        /// Bytes decoded before the match, the largest distance allowed there.
+        written: usize,
+    },
+    /// The output has no room left for a literal or for a whole match.
+    OutputTooSmall {
+        /// Input offset of the literal or of the match token.
+        offset: usize,
+        /// Output bytes the item needs: 1 for a literal, the length for a match.
+        needed: u64,
+        /// Output bytes left.
+        available: usize,
+    },
+}
+
+impl core::fmt::Display for Lz77Error {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match *self {
+            Self::FlagsTruncated { offset, available } => write!(
+                f,
+                "plain LZ77: expected a 4-byte flag word (or the end of the input), \
+                 found {available} bytes at offset {offset:#x}"
+            ),
+            Self::MatchTruncated { offset, available } => write!(
+                f,
+                "plain LZ77: expected a 2-byte match token, found {available} byte at offset {offset:#x}"
+            ),
+            Self::LengthTruncated {
+                offset,
+                needed,
+                available,
+            } => write!(
+                f,
+                "plain LZ77: expected {needed} bytes of match length, \
+                 found {available} at offset {offset:#x}"
+            ),
+            Self::LengthBelowMinimum { offset, found } => write!(
+                f,
+                "plain LZ77: expected a 16/32-bit match length of at least 22, \
+                 found {found} at offset {offset:#x}"
+            ),
+            Self::DistanceBeforeStart {
+                offset,
+                distance,
+                written,
+            } => write!(
+                f,
+                "plain LZ77: expected a match distance of at most the {written} bytes decoded, \
+                 found {distance} at offset {offset:#x}"
+            ),
+            Self::OutputTooSmall {
+                offset,
+                needed,
+                available,
+            } => write!(
+                f,
+                "plain LZ77: the item at offset {offset:#x} needs {needed} bytes of output, \
+                 found room for {available}"
+            ),
+        }
+    }
+}
+
+impl core::error::Error for Lz77Error {}
+
+/// An [`InstanceTree`](crate::read::InstanceTree) has no room for another instance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct InstanceTreeFull {
+    /// The tree's capacity.
+    pub capacity: usize,
+}
+
+impl core::fmt::Display for InstanceTreeFull {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "expected room for another instance, found all {} entries of the tree in use",
+            self.capacity
+        )
+    }
+}
+
+impl core::error::Error for InstanceTreeFull {}
