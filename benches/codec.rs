@@ -32,9 +32,10 @@ use criterion::{Criterion, Throughput};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 use etw_classic::{
+    wire::{EventTrace32, EventTrace64, DEFAULT_TRACE_ALIGNMENT},
     Bitness, BufferContext, Class, Event, EventInstanceGuidHeader, EventInstanceHeader, EventTrace,
-    EventTrace32, EventTrace64, EventTraceHeader, EventType, Events, Guid, GuidOrPtr, HeaderType,
-    Level, MarkerFlags, TimesOrFlags, DEFAULT_TRACE_ALIGNMENT,
+    EventTraceHeader, EventType, Events, Guid, GuidOrPtr, HeaderType, Level, MarkerFlags,
+    TimesOrFlags,
 };
 
 // ---------------------------------------------------------------------------------------------

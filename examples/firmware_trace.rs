@@ -14,10 +14,11 @@ use std::collections::BTreeMap;
 
 use clap::Parser;
 use etw_classic::{
-    filetime_to_unix, Bitness, Class, ClockType, DeliveredEvent, EtlHeader, EventData,
-    EventInstanceHeader, EventInstanceInfo, EventTraceHeader, EventType, Guid, GuidOrPtr,
-    InstanceKey, InstanceTree, Level, Provider, Session, SteppingContext, TimesOrFlags,
-    TraceBuffer, TraceError, Traced, VersionDetail, WnodeFlags,
+    read::{DeliveredEvent, InstanceKey},
+    wire::{filetime_to_unix, VersionDetail},
+    Bitness, Class, ClockType, EtlHeader, EventData, EventInstanceHeader, EventInstanceInfo,
+    EventTraceHeader, EventType, Guid, GuidOrPtr, InstanceTree, Level, Provider, Session,
+    SteppingContext, TimesOrFlags, TraceBuffer, TraceError, Traced, WnodeFlags,
 };
 
 /// Trace a simulated boot into fixed-size buffers and print the event tree read back from them.

@@ -1,38 +1,65 @@
-//! A `no_std`, allocation-free, panic-free codec for the classic (MOF-based) Event Tracing for
-//! Windows headers.
+//! A `no_std`, allocation-free, panic-free codec for Event Tracing for Windows traces: the
+//! classic (MOF-based) event headers bit-exactly, the trace buffers a session writes, and .etl
+//! files.
 //!
-//! Every struct is decoded and encoded bit-exactly, little-endian whatever the host:
+//! # The data flow
+//! ```text
+//!  write (provider side)            wire (bytes <-> structs)           read (consumer side)
+//!  Provider: rules of TraceEvent    EventTraceHeader 0x30              EtlFile: the file's buffers
+//!    and TraceEventInstance         EventInstanceGuidHeader 0x48         | decompress (Plain LZ77)
+//!    |                              SystemTraceHeader 0x20               v
+//!    v                              WmiBufferHeader 0x48               TraceBuffer, Events: walk
+//!  Session: a fixed pool of    -->  TraceLogfileHeader 32/64      -->    | one buffer's events
+//!    trace buffers, sealed          EventTrace, EventInstanceInfo        v
+//!    |                              codes, Guid, Class, time           EVENT_TRACE delivery,
+//!    v                                                                 InstanceTree
+//!  EtlHeader: the .etl file's first buffer ----------------------------------^
+//! ```
+//! Every arrow is a function over byte slices the caller owns: nothing allocates, and no input
+//! makes anything panic.
+//!
+//! # The modules
+//! | module | holds | depends on |
+//! |---|---|---|
+//! | [`wire`] | one field mechanism and every fixed layout: the event headers, the records (`EVENT_TRACE`, `EVENT_INSTANCE_INFO`, `MOF_FIELD`), the file structures (`WMI_BUFFER_HEADER`, `TRACE_LOGFILE_HEADER`), codes, GUID, the class roll-up, time, UTF-16; [`CodecError`] | nothing |
+//! | [`write`](mod@write) | [`Provider`], [`Session`] (trace buffers), [`EtlHeader`] (.etl writer); [`TraceError`] with its Win32 code | `wire` |
+//! | [`read`] | [`EtlFile`] (.etl reader), [`plain_lz77`], [`Events`] (the walk over a buffer), [`TraceBuffer`] (`EVENT_TRACE` delivery), [`InstanceTree`]; [`ReadError`] with the buffer and file offset | `wire` |
+//!
+//! `write` and `read` never use each other. The names most programs need are re-exported here;
+//! the rest are in their layer (`etw_classic::wire::TraceLogfileHeader64`,
+//! `etw_classic::read::EtlBuffer`, ...).
+//!
+//! # The structs
+//! Every struct is decoded and encoded bit-exactly, little-endian whatever the host, in the
+//! layout the data says (a [`Bitness`] for the ones with pointers), never the host's:
 //!
 //! | type | SDK struct | bytes |
 //! |---|---|---|
 //! | [`EventTraceHeader`] | `EVENT_TRACE_HEADER` (`FULL_HEADER32`/`FULL_HEADER64` events) | 0x30 |
 //! | [`EventInstanceHeader`] | `EVENT_INSTANCE_HEADER` (input of `TraceEventInstance`) | 0x38 |
 //! | [`EventInstanceGuidHeader`] | `EVENT_INSTANCE_GUID_HEADER` (`INSTANCE32`/`INSTANCE64` events) | 0x48 |
-//! | [`EventTrace`] ([`EventTrace32`], [`EventTrace64`]) | `EVENT_TRACE` | 0x58 |
-//! | [`EventInstanceInfo`] ([`EventInstanceInfo32`], [`EventInstanceInfo64`]) | `EVENT_INSTANCE_INFO` | 8 / 16 |
+//! | [`EventTrace`] ([`wire::EventTrace32`], [`wire::EventTrace64`]) | `EVENT_TRACE` | 0x58 |
+//! | [`EventInstanceInfo`] ([`wire::EventInstanceInfo32`], [`wire::EventInstanceInfo64`]) | `EVENT_INSTANCE_INFO` | 8 / 16 |
 //! | [`MofField`] | `MOF_FIELD` | 16 |
 //! | [`WmiBufferHeader`] | `WMI_BUFFER_HEADER` (start of every trace buffer) | 0x48 |
 //! | [`SystemTraceHeader`] | `SYSTEM_TRACE_HEADER` (`SYSTEM32`/`SYSTEM64` events) | 0x20 |
-//! | [`TraceLogfileHeader`] ([`TraceLogfileHeader32`], [`TraceLogfileHeader64`]) | `TRACE_LOGFILE_HEADER` (first event of an .etl file) | 0x110 / 0x118 |
+//! | [`TraceLogfileHeader`] ([`wire::TraceLogfileHeader32`], [`wire::TraceLogfileHeader64`]) | `TRACE_LOGFILE_HEADER` (first event of an .etl file) | 0x110 / 0x118 |
 //!
 //! Each fixed-layout type has the same entry points: `LEN`, `from_bytes(&[u8; LEN])` (any bytes,
-//! never fails), `to_bytes() -> [u8; LEN]`, `parse(&[u8]) -> Result<(Self, &[u8]), Error>` (the
-//! value and the bytes after it) and `emit(&mut [u8]) -> Result<&mut [u8], Error>` (the unused
-//! rest of the output). The bitness-dependent structs take a [`Bitness`] value; the host's own
-//! pointer width never enters.
-//!
-//! The [`plain_lz77`] module decompresses the MS-XCA "Plain LZ77" format that Windows uses for
-//! the events of compressed trace buffers ([`WmiBufferHeader::is_compressed`]), into a
-//! caller-owned buffer.
+//! never fails), `to_bytes() -> [u8; LEN]`, `parse(&[u8]) -> Result<(Self, &[u8]), CodecError>`
+//! (the value and the bytes after it) and `emit(&mut [u8]) -> Result<&mut [u8], CodecError>`
+//! (the unused rest of the output). Each struct's rustdoc has its offset table with the SDK
+//! member names.
 //!
 //! # Guarantees
 //! - **Lossless:** `to_bytes(from_bytes(b)) == b` for every byte array `b`, padding included, and
 //!   `from_bytes(to_bytes(v)) == v` for every value. Codes the SDK does not name ([`HeaderType`],
 //!   [`EventType`], [`Level`], [`MarkerFlags`], [`WnodeFlags`]) are open newtypes that keep any
 //!   value, and every C union ([`GuidOrPtr`], [`TimesOrFlags`], [`BufferContext`],
-//!   [`LogInstance`]) is kept as its raw bytes with an accessor and a setter per view.
+//!   [`wire::LogInstance`]) is kept as its raw bytes with an accessor and a setter per view.
 //! - **No panics:** no input makes any function of the crate panic; malformed input gives an
-//!   [`Error`] that says what was expected and what was found. The crate has no `unsafe` code.
+//!   error that says what was expected, what was found and where. The crate has no `unsafe`
+//!   code.
 //! - **No allocation:** the crate is `#![no_std]` and does not use `alloc`.
 //!
 //! # Example
@@ -48,7 +75,7 @@
 //!     thread_id: 0x1234,
 //!     process_id: 0x42,
 //!     timestamp: 133_000_000_000_000_000,
-//!     guid: GuidOrPtr::from_guid("3d6fa8d0-fe05-11d0-9dda-00c04fd7ba7c".parse()?),
+//!     guid: GuidOrPtr::from_guid("3d6fa8d0-fe05-11d0-9dda-00c04fd7ba7c".parse::<Guid>()?),
 //!     times: TimesOrFlags::from_times(3, 5),
 //! };
 //!
@@ -86,24 +113,16 @@ pub mod write;
 
 pub use read::plain_lz77;
 pub use read::{
-    BufferPosition, ClassicEvents, DeliveredEvent, EtlBuffer, EtlBuffers, EtlFile, Event,
-    EventKind, Events, InstanceKey, InstanceNode, InstanceTree, InstanceTreeFull, Lz77Error,
-    ReadError, ReadErrorKind, TraceBuffer, MAX_BUFFER_SIZE,
+    EtlFile, Event, EventKind, Events, InstanceTree, ReadError, ReadErrorKind, TraceBuffer,
 };
 pub use wire::{
-    cpu_time, cpu_time_nanos, filetime_to_unix, unix_to_filetime, Bitness, BufferContext,
-    BufferFlags, BufferType, Class, ClockType, CodecError, EventInstanceGuidHeader,
-    EventInstanceHeader, EventInstanceInfo, EventInstanceInfo32, EventInstanceInfo64, EventTrace,
-    EventTrace32, EventTrace64, EventTraceHeader, EventType, Guid, GuidOrPtr, GuidParseError,
-    GuidTextExpectation, HeaderFamily, HeaderType, Layout, Level, LogInstance, LogfileNames,
-    MarkerFlags, MofField, SystemTime, SystemTraceHeader, TimeZoneInformation, TimesOrFlags,
-    TraceLogfileHeader, TraceLogfileHeader32, TraceLogfileHeader64, UnixTime, Utf16Str, Utf16Units,
-    VersionDetail, WmiBufferHeader, WnodeFlags, DEFAULT_TRACE_ALIGNMENT, FILETIME_UNIX_EPOCH,
-    MAX_MOF_FIELDS,
+    Bitness, BufferContext, Class, ClockType, CodecError, EventInstanceGuidHeader,
+    EventInstanceHeader, EventInstanceInfo, EventTrace, EventTraceHeader, EventType, Guid,
+    GuidOrPtr, GuidParseError, HeaderType, Layout, Level, MarkerFlags, MofField, SystemTraceHeader,
+    TimesOrFlags, TraceLogfileHeader, WmiBufferHeader, WnodeFlags,
 };
 pub use write::{
-    EtlHeader, EventData, InstanceRole, Provider, Session, SessionStats, SteppingContext,
-    TraceContext, TraceError, Traced, Win32Error, EVENT_TRACE_FILE_MODE_SEQUENTIAL,
+    EtlHeader, EventData, Provider, Session, SteppingContext, TraceContext, TraceError, Traced,
 };
 
 /// The README's examples, compiled and run as doc tests.

@@ -5,12 +5,14 @@
 //! the session.
 
 use etw_classic::{
-    Bitness, BufferFlags, BufferPosition, Class, ClockType, CodecError, EtlBuffer, EtlFile,
-    EtlHeader, EventData, EventInstanceGuidHeader, EventInstanceHeader, EventInstanceInfo,
-    EventTraceHeader, EventType, Events, Guid, GuidOrPtr, HeaderType, InstanceKey, InstanceRole,
-    InstanceTree, Layout, Level, Lz77Error, MarkerFlags, Provider, ReadError, ReadErrorKind,
-    Session, SessionStats, SteppingContext, SystemTraceHeader, TimesOrFlags, TraceBuffer,
-    TraceError, Traced, VersionDetail, WmiBufferHeader, WnodeFlags, MAX_BUFFER_SIZE,
+    read::{BufferPosition, EtlBuffer, InstanceKey, Lz77Error, MAX_BUFFER_SIZE},
+    wire::{BufferFlags, VersionDetail},
+    write::{InstanceRole, SessionStats},
+    Bitness, Class, ClockType, CodecError, EtlFile, EtlHeader, EventData, EventInstanceGuidHeader,
+    EventInstanceHeader, EventInstanceInfo, EventTraceHeader, EventType, Events, Guid, GuidOrPtr,
+    HeaderType, InstanceTree, Layout, Level, MarkerFlags, Provider, ReadError, ReadErrorKind,
+    Session, SteppingContext, SystemTraceHeader, TimesOrFlags, TraceBuffer, TraceError, Traced,
+    WmiBufferHeader, WnodeFlags,
 };
 
 const BUFFER_SIZE: usize = 0x200;

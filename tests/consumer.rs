@@ -2,8 +2,9 @@
 //! delivered for each classic header type, and the instance tree on corrupt and full input.
 
 use etw_classic::{
+    read::{InstanceKey, InstanceTreeFull},
     Bitness, BufferContext, CodecError, EventInstanceGuidHeader, Events, Guid, GuidOrPtr,
-    HeaderType, InstanceKey, InstanceTree, InstanceTreeFull, ReadError, ReadErrorKind, TraceBuffer,
+    HeaderType, InstanceTree, ReadError, ReadErrorKind, TraceBuffer,
 };
 
 /// A 0x100-byte buffer: the header with `Offset` = `offset`, then `events`, then 0xFF.
@@ -144,7 +145,7 @@ fn refuses_compressed_buffers_and_offsets_out_of_range() {
     assert_eq!(
         TraceBuffer::parse(&buffer_with(0x48 + 0xA8, 0x40, &events)),
         Err(ReadErrorKind::CompressedBuffer {
-            buffer_flag: etw_classic::BufferFlags::COMPRESSED
+            buffer_flag: etw_classic::wire::BufferFlags::COMPRESSED
         }
         .into())
     );

@@ -9,8 +9,8 @@
 use std::collections::BTreeMap;
 
 use etw_classic::{
-    Bitness, BufferPosition, ClockType, EtlFile, EventKind, HeaderType, ReadError, ReadErrorKind,
-    WmiBufferHeader,
+    read::BufferPosition, Bitness, ClockType, EtlFile, EventKind, HeaderType, ReadError,
+    ReadErrorKind, WmiBufferHeader,
 };
 
 mod common;
@@ -314,13 +314,14 @@ fn buffers_can_be_read_one_at_a_time() {
         let alone =
             bytes[from_file.file_offset..from_file.file_offset + from_file.bytes.len()].to_vec();
         let buffer =
-            etw_classic::EtlBuffer::parse(&alone, from_file.index, from_file.file_offset).unwrap();
+            etw_classic::read::EtlBuffer::parse(&alone, from_file.index, from_file.file_offset)
+                .unwrap();
         assert_eq!(buffer, from_file);
         let count = buffer.trace_buffer(&mut scratch).unwrap().events().count();
         assert!(count > 0);
     }
     assert!(matches!(
-        etw_classic::EtlBuffer::parse(&bytes[..0x40], 0, 0),
+        etw_classic::read::EtlBuffer::parse(&bytes[..0x40], 0, 0),
         Err(ReadError {
             kind: ReadErrorKind::BufferHeaderTruncated {
                 needed: 0x48,

@@ -2,9 +2,9 @@
 //! and event identical; the first buffer's bytes are checked at the layout offsets by hand.
 
 use etw_classic::{
-    Bitness, BufferType, Class, ClockType, CodecError, EtlFile, EtlHeader, EventData,
-    EventInstanceHeader, EventType, Guid, Layout, Level, Provider, Session, SteppingContext,
-    TimesOrFlags, VersionDetail, WnodeFlags,
+    wire::{BufferType, VersionDetail},
+    Bitness, Class, ClockType, CodecError, EtlFile, EtlHeader, EventData, EventInstanceHeader,
+    EventType, Guid, Layout, Level, Provider, Session, SteppingContext, TimesOrFlags, WnodeFlags,
 };
 
 const BUFFER_SIZE: usize = 0x400;

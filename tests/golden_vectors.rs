@@ -15,8 +15,9 @@
 mod fields;
 
 use etw_classic::{
-    Bitness, ClockType, EventInstanceGuidHeader, EventInstanceInfo, EventTrace, EventTraceHeader,
-    HeaderType, Layout, MarkerFlags, SystemTraceHeader, TraceLogfileHeader, TraceLogfileHeader64,
+    wire::TraceLogfileHeader64, Bitness, ClockType, EventInstanceGuidHeader, EventInstanceInfo,
+    EventTrace, EventTraceHeader, HeaderType, Layout, MarkerFlags, SystemTraceHeader,
+    TraceLogfileHeader,
 };
 use fields::CliLayout;
 use serde_json::Value;

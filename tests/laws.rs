@@ -4,14 +4,112 @@
 //! VersionDetail roll-ups, the union views, the GUID text and the UTF-16 names round-trip.
 
 use etw_classic::{
-    Bitness, BufferContext, Class, ClockType, EventInstanceGuidHeader, EventInstanceHeader,
-    EventInstanceInfo, EventInstanceInfo32, EventInstanceInfo64, EventTrace, EventTrace32,
-    EventTrace64, EventTraceHeader, EventType, Guid, GuidOrPtr, HeaderType, Level, LogInstance,
-    LogfileNames, MarkerFlags, MofField, SystemTime, SystemTraceHeader, TimeZoneInformation,
-    TimesOrFlags, TraceLogfileHeader, TraceLogfileHeader32, TraceLogfileHeader64, Utf16Str,
-    VersionDetail, WmiBufferHeader,
+    wire::{
+        EventInstanceInfo32, EventInstanceInfo64, EventTrace32, EventTrace64, LogInstance,
+        LogfileNames, SystemTime, TimeZoneInformation, TraceLogfileHeader32, TraceLogfileHeader64,
+        Utf16Str, VersionDetail,
+    },
+    Bitness, BufferContext, Class, ClockType, CodecError, EventInstanceGuidHeader,
+    EventInstanceHeader, EventInstanceInfo, EventTrace, EventTraceHeader, EventType, Guid,
+    GuidOrPtr, HeaderType, Layout, Level, MarkerFlags, MofField, SystemTraceHeader, TimesOrFlags,
+    TraceLogfileHeader, WmiBufferHeader,
 };
 use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
+
+/// Where the checked members of an event header lie, by the rules of LAYOUTS.md: `Size` is a
+/// `u16` at 0 of an `EVENT_TRACE_HEADER` and at 4 of a `SYSTEM_TRACE_HEADER`; `HeaderType` is
+/// byte 2 and `MarkerFlags` byte 3 of both; `HookId` a `u16` at 6 of a `SYSTEM_TRACE_HEADER`.
+fn size_at(layout: Layout) -> usize {
+    if layout == Layout::SystemTraceHeader {
+        4
+    } else {
+        0
+    }
+}
+
+/// An error of `parse_event` over `input` must say what the input holds: the struct it names,
+/// the lengths or the byte it found, and a message that names the struct and the value found.
+fn error_matches_input(error: &CodecError, input: &[u8]) -> Result<(), TestCaseError> {
+    let message = error.to_string();
+    let layout = error.layout();
+    prop_assert!(
+        message.starts_with(layout.sdk_name()),
+        "{message:?} does not name {layout}"
+    );
+    let u16_at = |at: usize| u16::from_le_bytes([input[at], input[at + 1]]);
+    match *error {
+        CodecError::Truncated { needed, found, .. } => {
+            prop_assert_eq!(needed, layout.byte_len());
+            prop_assert!(found < needed);
+            let expected = format!("expected {needed} bytes, found {found}");
+            prop_assert!(
+                message.contains(&expected),
+                "{message:?} lacks {expected:?}"
+            );
+        }
+        CodecError::NotATraceHeader { found, .. } => {
+            prop_assert_eq!(found.0, input[3]);
+            prop_assert!(found.0 & 0xC0 != 0xC0);
+            let expected = String::from("MarkerFlags (offset 0x03)");
+            prop_assert!(
+                message.contains(&expected),
+                "{message:?} lacks {expected:?}"
+            );
+            let expected = format!("found {:#04x}", input[3]);
+            prop_assert!(
+                message.ends_with(&expected),
+                "{message:?} lacks {expected:?}"
+            );
+        }
+        CodecError::WrongHeaderType { found, .. } => {
+            prop_assert_eq!(found.0, input[2]);
+            prop_assert!(message.contains("HeaderType (offset 0x02)"));
+            let expected = format!("found {found:?}");
+            prop_assert!(
+                message.ends_with(&expected),
+                "{message:?} lacks {expected:?}"
+            );
+        }
+        CodecError::SizeBelowHeader {
+            header_len, size, ..
+        } => {
+            prop_assert_eq!(size, u16_at(size_at(layout)));
+            prop_assert!(usize::from(size) < header_len);
+            let expected =
+                format!("Size: expected at least the {header_len}-byte header, found {size}");
+            prop_assert!(
+                message.contains(&expected),
+                "{message:?} lacks {expected:?}"
+            );
+        }
+        CodecError::SizeBeyondInput {
+            size, available, ..
+        } => {
+            prop_assert_eq!(size, u16_at(size_at(layout)));
+            prop_assert_eq!(available, input.len());
+            prop_assert!(usize::from(size) > available);
+            let expected =
+                format!("Size: expected at most the {available} bytes present, found {size}");
+            prop_assert!(
+                message.contains(&expected),
+                "{message:?} lacks {expected:?}"
+            );
+        }
+        CodecError::UnexpectedHookId {
+            expected, found, ..
+        } => {
+            prop_assert_eq!(found, u16_at(6));
+            let expected = format!("expected {expected:#06x}, found {found:#06x}");
+            prop_assert!(
+                message.ends_with(&expected),
+                "{message:?} lacks {expected:?}"
+            );
+        }
+        other => prop_assert!(false, "parse_event cannot say {other:?}"),
+    }
+    Ok(())
+}
 
 fn bitness() -> impl Strategy<Value = Bitness> {
     prop_oneof![Just(Bitness::Bits32), Just(Bitness::Bits64)]
@@ -407,14 +505,14 @@ proptest! {
                 prop_assert_eq!(data.len() + 0x30, usize::from(header.size));
                 prop_assert_eq!(rest.len(), input.len() - usize::from(header.size));
             }
-            Err(error) => prop_assert!(!error.to_string().is_empty()),
+            Err(error) => error_matches_input(&error, &input)?,
         }
         match EventInstanceGuidHeader::parse_event(&input) {
             Ok((header, data, rest)) => {
                 prop_assert!(header.header.header_type.fixed_len() == Some(0x48));
                 prop_assert_eq!(data.len() + 0x48 + rest.len(), input.len());
             }
-            Err(error) => prop_assert!(!error.to_string().is_empty()),
+            Err(error) => error_matches_input(&error, &input)?,
         }
     }
 
@@ -440,7 +538,7 @@ proptest! {
                 prop_assert_eq!(data.len() + 0x20, usize::from(header.size));
                 prop_assert_eq!(rest.len(), input.len() - usize::from(header.size));
             }
-            Err(error) => prop_assert!(!error.to_string().is_empty()),
+            Err(error) => error_matches_input(&error, &input)?,
         }
         match TraceLogfileHeader::parse_event(&input) {
             Ok((system, header, names, rest)) => {
@@ -450,7 +548,7 @@ proptest! {
                 prop_assert!(0x20 + header.byte_len() + names_len + names.rest.len() <= usize::from(system.size));
                 prop_assert_eq!(rest.len(), input.len() - usize::from(system.size));
             }
-            Err(error) => prop_assert!(!error.to_string().is_empty()),
+            Err(error) => error_matches_input(&error, &input)?,
         }
     }
 

@@ -10,8 +10,9 @@
 use std::collections::BTreeMap;
 
 use etw_classic::{
-    Bitness, BufferFlags, BufferType, Event, EventKind, Events, HeaderType, MarkerFlags,
-    TraceBuffer, TraceLogfileHeader, WmiBufferHeader, DEFAULT_TRACE_ALIGNMENT,
+    wire::{BufferFlags, BufferType, DEFAULT_TRACE_ALIGNMENT},
+    Bitness, Event, EventKind, Events, HeaderType, MarkerFlags, TraceBuffer, TraceLogfileHeader,
+    WmiBufferHeader,
 };
 
 mod common;

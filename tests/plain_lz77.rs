@@ -17,7 +17,7 @@
 //! runs, on the smallest trace.
 
 use etw_classic::plain_lz77::decompress;
-use etw_classic::{Events, Lz77Error, WmiBufferHeader};
+use etw_classic::{read::Lz77Error, Events, WmiBufferHeader};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 

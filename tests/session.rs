@@ -4,9 +4,11 @@
 //! so the checks do not lean on the crate's own decoders.
 
 use etw_classic::{
-    Bitness, BufferFlags, Class, EventData, EventInstanceHeader, EventInstanceInfo,
-    EventTraceHeader, EventType, Guid, GuidOrPtr, InstanceRole, Level, Provider, Session,
-    SteppingContext, TimesOrFlags, TraceContext, TraceError, Traced, Win32Error, WnodeFlags,
+    wire::BufferFlags,
+    write::{InstanceRole, Win32Error},
+    Bitness, Class, EventData, EventInstanceHeader, EventInstanceInfo, EventTraceHeader, EventType,
+    Guid, GuidOrPtr, Level, Provider, Session, SteppingContext, TimesOrFlags, TraceContext,
+    TraceError, Traced, WnodeFlags,
 };
 
 const CLASS_A: Guid = Guid::from_fields(0x0a0b_0c0d, 0x1111, 0x2222, [1, 2, 3, 4, 5, 6, 7, 8]);

@@ -2,10 +2,12 @@
 //! shorter than a struct gives the precise output error with nothing written.
 
 use etw_classic::{
+    wire::{
+        EventInstanceInfo32, EventInstanceInfo64, EventTrace32, EventTrace64, TraceLogfileHeader32,
+        TraceLogfileHeader64,
+    },
     Bitness, CodecError, EventInstanceGuidHeader, EventInstanceHeader, EventInstanceInfo,
-    EventInstanceInfo32, EventInstanceInfo64, EventTrace, EventTrace32, EventTrace64,
-    EventTraceHeader, Layout, MofField, SystemTraceHeader, TraceLogfileHeader,
-    TraceLogfileHeader32, TraceLogfileHeader64,
+    EventTrace, EventTraceHeader, Layout, MofField, SystemTraceHeader, TraceLogfileHeader,
 };
 
 /// A well-formed instance event header followed by data: valid for every layout's `parse`.

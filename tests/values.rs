@@ -1,9 +1,10 @@
 //! The value types: codes, the Class roll-up, GUID text, union views and the bitness-chosen structs.
 
 use etw_classic::{
+    wire::{GuidTextExpectation, HeaderFamily, MAX_MOF_FIELDS},
     Bitness, BufferContext, Class, CodecError, EventInstanceGuidHeader, EventInstanceInfo,
-    EventTrace, EventType, Guid, GuidOrPtr, GuidParseError, GuidTextExpectation, HeaderFamily,
-    HeaderType, Layout, Level, MarkerFlags, TimesOrFlags, WnodeFlags, MAX_MOF_FIELDS,
+    EventTrace, EventType, Guid, GuidOrPtr, GuidParseError, HeaderType, Layout, Level, MarkerFlags,
+    TimesOrFlags, WnodeFlags,
 };
 
 #[test]

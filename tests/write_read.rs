@@ -3,9 +3,9 @@
 //! out here by hand from the layout tables, not by the crate's encoders.
 
 use etw_classic::{
-    Bitness, Class, DeliveredEvent, EventData, EventInstanceHeader, EventInstanceInfo, EventKind,
-    EventTrace, EventTraceHeader, EventType, Guid, GuidOrPtr, HeaderType, InstanceTree, Level,
-    Provider, Session, SteppingContext, TimesOrFlags, TraceBuffer, Traced, WnodeFlags,
+    read::DeliveredEvent, Bitness, Class, EventData, EventInstanceHeader, EventInstanceInfo,
+    EventKind, EventTrace, EventTraceHeader, EventType, Guid, GuidOrPtr, HeaderType, InstanceTree,
+    Level, Provider, Session, SteppingContext, TimesOrFlags, TraceBuffer, Traced, WnodeFlags,
 };
 use proptest::prelude::*;
 

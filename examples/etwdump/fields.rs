@@ -8,11 +8,13 @@ use std::collections::BTreeSet;
 use std::fmt;
 
 use etw_classic::{
+    wire::{
+        EventInstanceInfo32, EventInstanceInfo64, EventTrace32, EventTrace64, LogInstance,
+        SystemTime, TimeZoneInformation, TraceLogfileHeader32, TraceLogfileHeader64, VersionDetail,
+    },
     Bitness, BufferContext, Class, ClockType, EventInstanceGuidHeader, EventInstanceHeader,
-    EventInstanceInfo, EventInstanceInfo32, EventInstanceInfo64, EventTrace32, EventTrace64,
-    EventTraceHeader, EventType, Guid, GuidOrPtr, HeaderType, Level, LogInstance, MarkerFlags,
-    MofField, SystemTime, SystemTraceHeader, TimeZoneInformation, TimesOrFlags, TraceLogfileHeader,
-    TraceLogfileHeader32, TraceLogfileHeader64, VersionDetail, WnodeFlags,
+    EventInstanceInfo, EventTraceHeader, EventType, Guid, GuidOrPtr, HeaderType, Level,
+    MarkerFlags, MofField, SystemTraceHeader, TimesOrFlags, TraceLogfileHeader, WnodeFlags,
 };
 use serde_json::{json, Map, Value};
 

@@ -16,8 +16,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use etw_classic::{
-    ClockType, EventInstanceGuidHeader, EventTraceHeader, EventType, HeaderType, Level,
-    LogfileNames, MarkerFlags, SystemTraceHeader, WnodeFlags,
+    wire::LogfileNames, ClockType, EventInstanceGuidHeader, EventTraceHeader, EventType,
+    HeaderType, Level, MarkerFlags, SystemTraceHeader, WnodeFlags,
 };
 use fields::CliLayout;
 use serde_json::{Map, Value};

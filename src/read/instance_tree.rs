@@ -62,7 +62,7 @@ pub struct InstanceNode {
 /// table, so they cost `O(CAPACITY)` each.
 ///
 /// ```
-/// use etw_classic::{EventInstanceGuidHeader, Guid, GuidOrPtr, InstanceKey, InstanceTree};
+/// use etw_classic::{EventInstanceGuidHeader, Guid, GuidOrPtr, InstanceTree, read::InstanceKey};
 ///
 /// let class = Guid::from_fields(0x1234_5678, 1, 2, [3; 8]);
 /// let mut parent = EventInstanceGuidHeader::default();
@@ -80,7 +80,7 @@ pub struct InstanceNode {
 /// assert_eq!(tree.roots().map(|node| node.key).collect::<Vec<_>>(), [root]);
 /// assert_eq!(tree.children(root).count(), 1);
 /// assert_eq!(tree.depth(InstanceKey::of(&child)), Some(1));
-/// # Ok::<(), etw_classic::InstanceTreeFull>(())
+/// # Ok::<(), etw_classic::read::InstanceTreeFull>(())
 /// ```
 #[derive(Clone, Debug, Default)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]

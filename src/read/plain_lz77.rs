@@ -84,7 +84,7 @@ const MIN_WIDE_LENGTH: u32 = 15 + 7;
 /// let written = etw_classic::plain_lz77::decompress(&compressed, &mut output)?;
 /// assert_eq!(written, 300);
 /// assert!(output.chunks(3).all(|chunk| chunk == b"abc"));
-/// # Ok::<(), etw_classic::Lz77Error>(())
+/// # Ok::<(), etw_classic::read::Lz77Error>(())
 /// ```
 ///
 /// # Errors

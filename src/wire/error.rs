@@ -191,7 +191,7 @@ impl core::error::Error for CodecError {}
 /// what was expected there and what was found.
 ///
 /// ```
-/// use etw_classic::{Guid, GuidTextExpectation};
+/// use etw_classic::{Guid, wire::GuidTextExpectation};
 /// let error = "3d6fa8d0-fe05-11d0-9dda-00c04fd7ba7g".parse::<Guid>().unwrap_err();
 /// assert_eq!((error.at, error.expected, error.found), (35, GuidTextExpectation::HexDigit, Some(b'g')));
 /// assert_eq!(error.to_string(), "GUID text: expected a hex digit at position 35, found 'g'");

@@ -86,7 +86,7 @@ pub fn unix_to_filetime(seconds: i64, nanos: u32) -> Option<i64> {
 ///
 /// ```
 /// // The rule's example: resolution 156,250 (15.625 ms) and 25 ticks are 0.39 s.
-/// assert_eq!(etw_classic::cpu_time_nanos(25, 156_250), 390_625_000);
+/// assert_eq!(etw_classic::wire::cpu_time_nanos(25, 156_250), 390_625_000);
 /// ```
 pub fn cpu_time_nanos(ticks: u32, timer_resolution_100ns: u32) -> u64 {
     u64::from(ticks)

@@ -11,7 +11,7 @@ use core::iter::FusedIterator;
 /// shows them as U+FFFD.
 ///
 /// ```
-/// use etw_classic::Utf16Str;
+/// use etw_classic::wire::Utf16Str;
 /// let bytes = [b'E', 0, b'T', 0, b'W', 0, 0, 0, 0xAA];
 /// let (name, rest) = Utf16Str::split_nul_terminated(&bytes);
 /// assert!(name == "ETW");

@@ -42,9 +42,9 @@ pub struct EtlHeader<'a> {
     pub buffer_size: u32,
     /// `BuffersWritten`: the buffers in the file, this one included (as in the real traces).
     pub buffers_written: u32,
-    /// `EventsLost` ([`SessionStats::events_lost`](crate::SessionStats::events_lost)).
+    /// `EventsLost` ([`SessionStats::events_lost`](crate::write::SessionStats::events_lost)).
     pub events_lost: u32,
-    /// `BuffersLost` ([`SessionStats::buffers_lost`](crate::SessionStats::buffers_lost)).
+    /// `BuffersLost` ([`SessionStats::buffers_lost`](crate::write::SessionStats::buffers_lost)).
     pub buffers_lost: u32,
     /// `NumberOfProcessors`.
     pub number_of_processors: u32,

@@ -95,7 +95,7 @@ const _: () = assert!(TimeZoneInformation::LEN == 0xAC);
 /// high-order byte; the conversions are lossless both ways.
 ///
 /// ```
-/// use etw_classic::VersionDetail;
+/// use etw_classic::wire::VersionDetail;
 /// let version = VersionDetail::from_roll_up(0x0002_000A);
 /// assert_eq!((version.major_version, version.minor_version, version.sub_version), (10, 0, 2));
 /// assert_eq!(version.roll_up(), 0x0002_000A);
@@ -503,7 +503,7 @@ logfile_header_codec!(
 /// [`parse_event`](Self::parse_event) reads the whole event and chooses it.
 ///
 /// ```
-/// use etw_classic::{Bitness, TraceLogfileHeader, TraceLogfileHeader32};
+/// use etw_classic::{Bitness, TraceLogfileHeader, wire::TraceLogfileHeader32};
 /// let bytes = [0u8; TraceLogfileHeader32::LEN];
 /// let (header, rest) = TraceLogfileHeader::parse(&bytes, Bitness::Bits32)?;
 /// assert!(rest.is_empty());

@@ -23,7 +23,7 @@ const _: () = assert!(offset::DATA_TYPE.end() == MofField::LEN);
 /// | 0x0C | 4 | `DataType` | [`data_type`](Self::data_type) |
 ///
 /// With `WNODE_FLAG_USE_MOF_PTR`, the event data after the header is an array of at most
-/// [`MAX_MOF_FIELDS`](crate::MAX_MOF_FIELDS) of these, each naming a piece of data to gather.
+/// [`MAX_MOF_FIELDS`](crate::wire::MAX_MOF_FIELDS) of these, each naming a piece of data to gather.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct MofField {
