@@ -305,30 +305,30 @@ fn print_instance(
 /// The .etl file: the logfile header's buffer, then every buffer the session handed over.
 fn etl_file(firmware: &Firmware, file_name: &str) -> Result<Vec<u8>, etw_classic::CodecError> {
     let stats = firmware.session.stats();
-    let header = EtlHeader {
-        bitness: BITNESS,
-        buffer_size: BUFFER_SIZE as u32,
-        buffers_written: 1 + firmware.stored.len() as u32,
-        events_lost: stats.events_lost,
-        buffers_lost: stats.buffers_lost,
-        number_of_processors: 1,
-        cpu_speed_in_mhz: 64,
-        timer_resolution: 156_250,
-        clock_type: ClockType::SYSTEM_TIME,
-        perf_freq: 10_000_000,
-        start_time: BOOT_TIME,
-        end_time: firmware.clock.now,
-        boot_time: BOOT_TIME,
-        version: VersionDetail {
+    let header = {
+        let mut header = EtlHeader::new(BITNESS, BUFFER_SIZE as u32);
+        header.buffers_written = 1 + firmware.stored.len() as u32;
+        header.events_lost = stats.events_lost;
+        header.buffers_lost = stats.buffers_lost;
+        header.number_of_processors = 1;
+        header.cpu_speed_in_mhz = 64;
+        header.timer_resolution = 156_250;
+        header.clock_type = ClockType::SYSTEM_TIME;
+        header.perf_freq = 10_000_000;
+        header.start_time = BOOT_TIME;
+        header.end_time = firmware.clock.now;
+        header.boot_time = BOOT_TIME;
+        header.version = VersionDetail {
             major_version: 10,
             minor_version: 0,
             sub_version: 0,
             sub_minor_version: 0,
-        },
-        provider_version: 0,
-        logger_id: firmware.session.logger_id(),
-        logger_name: "firmware_trace",
-        log_file_name: file_name,
+        };
+        header.provider_version = 0;
+        header.logger_id = firmware.session.logger_id();
+        header.logger_name = "firmware_trace";
+        header.log_file_name = file_name;
+        header
     };
     let mut file = vec![0; BUFFER_SIZE];
     header.write_first_buffer(&mut file)?;

@@ -175,25 +175,25 @@ fn etl_file() -> Vec<u8> {
     let (_, buffers) = tracer.contents();
     assert_eq!(buffers.len(), 2 * BUFFER_SIZE);
     let mut file = vec![0; BUFFER_SIZE];
-    EtlHeader {
-        bitness: Bitness::Bits64,
-        buffer_size: BUFFER_SIZE as u32,
-        buffers_written: 3,
-        events_lost: 0,
-        buffers_lost: 0,
-        number_of_processors: 1,
-        cpu_speed_in_mhz: 100,
-        timer_resolution: 156_250,
-        clock_type: ClockType::SYSTEM_TIME,
-        perf_freq: 10_000_000,
-        start_time: 1_000,
-        end_time: 2_000,
-        boot_time: 500,
-        version: VersionDetail::default(),
-        provider_version: 1,
-        logger_id: 7,
-        logger_name: "bad",
-        log_file_name: "bad.etl",
+    {
+        let mut header = EtlHeader::new(Bitness::Bits64, BUFFER_SIZE as u32);
+        header.buffers_written = 3;
+        header.events_lost = 0;
+        header.buffers_lost = 0;
+        header.number_of_processors = 1;
+        header.cpu_speed_in_mhz = 100;
+        header.timer_resolution = 156_250;
+        header.clock_type = ClockType::SYSTEM_TIME;
+        header.perf_freq = 10_000_000;
+        header.start_time = 1_000;
+        header.end_time = 2_000;
+        header.boot_time = 500;
+        header.version = VersionDetail::default();
+        header.provider_version = 1;
+        header.logger_id = 7;
+        header.logger_name = "bad";
+        header.log_file_name = "bad.etl";
+        header
     }
     .write_first_buffer(&mut file)
     .unwrap();

@@ -11,31 +11,29 @@ const BUFFER_SIZE: usize = 0x400;
 const CLASS: Guid = Guid::from_fields(0xfeed_beef, 1, 2, [3, 4, 5, 6, 7, 8, 9, 10]);
 
 fn header(bitness: Bitness, buffers_written: u32) -> EtlHeader<'static> {
-    EtlHeader {
-        bitness,
-        buffer_size: BUFFER_SIZE as u32,
-        buffers_written,
-        events_lost: 2,
-        buffers_lost: 1,
-        number_of_processors: 1,
-        cpu_speed_in_mhz: 120,
-        timer_resolution: 156_250,
-        clock_type: ClockType::SYSTEM_TIME,
-        perf_freq: 10_000_000,
-        start_time: 1_000,
-        end_time: 9_000,
-        boot_time: 500,
-        version: VersionDetail {
-            major_version: 10,
-            minor_version: 0,
-            sub_version: 0,
-            sub_minor_version: 0,
-        },
-        provider_version: 7,
-        logger_id: 5,
-        logger_name: "boot",
-        log_file_name: "boot.etl",
-    }
+    let mut header = EtlHeader::new(bitness, BUFFER_SIZE as u32);
+    header.buffers_written = buffers_written;
+    header.events_lost = 2;
+    header.buffers_lost = 1;
+    header.number_of_processors = 1;
+    header.cpu_speed_in_mhz = 120;
+    header.timer_resolution = 156_250;
+    header.clock_type = ClockType::SYSTEM_TIME;
+    header.perf_freq = 10_000_000;
+    header.start_time = 1_000;
+    header.end_time = 9_000;
+    header.boot_time = 500;
+    header.version = VersionDetail {
+        major_version: 10,
+        minor_version: 0,
+        sub_version: 0,
+        sub_minor_version: 0,
+    };
+    header.provider_version = 7;
+    header.logger_id = 5;
+    header.logger_name = "boot";
+    header.log_file_name = "boot.etl";
+    header
 }
 
 /// A session's sealed buffers holding `count` instance events.

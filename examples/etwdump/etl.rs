@@ -37,7 +37,7 @@ fn event_json(buffer: usize, event: &Event<'_>) -> Map<String, Value> {
             Some(header) => fields::system_header_json(&SystemTraceHeader::from_bytes(header)),
             None => Map::new(),
         },
-        EventKind::Other { .. } => {
+        _ => {
             let mut map = Map::new();
             map.insert("size".into(), json!(event.size));
             map.insert("header_type".into(), json!(event.header_type.0));
@@ -85,7 +85,7 @@ fn event_line(buffer: usize, event: &Event<'_>) -> String {
                 header.parent_guid
             );
         }
-        EventKind::Other { .. } => return position,
+        _ => return position,
     };
     format!(
         "{position}  {} type {} level {} version {} tid {} pid {} time {} cpu {}/{}",

@@ -42,6 +42,7 @@ pub const MAX_BUFFER_SIZE: usize = 16 << 20;
 /// ```
 #[derive(Clone, Copy, Debug)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub struct EtlFile<'a> {
     bytes: &'a [u8],
     /// The first buffer's header.
@@ -204,6 +205,7 @@ impl FusedIterator for EtlBuffers<'_> {}
 /// One buffer of an .etl file, as stored: compressed or not.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub struct EtlBuffer<'a> {
     /// The buffer's position in the file, counting from 0 (the logfile header's buffer).
     pub index: usize,

@@ -217,6 +217,7 @@ fn recognise(
 /// One event of a trace buffer, borrowed from the buffer's bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub struct Event<'a> {
     /// Where the event starts, from the start of the bytes given to [`Events::new`].
     pub offset: usize,
@@ -268,6 +269,7 @@ impl<'a> Event<'a> {
 /// An [`Event`] decoded by its header type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub enum EventKind<'a> {
     /// `FULL_HEADER32`/`FULL_HEADER64`: an `EVENT_TRACE_HEADER` (from `TraceEvent`) and the
     /// `Size - 0x30` bytes of data after it.

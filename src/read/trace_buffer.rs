@@ -186,6 +186,7 @@ fn deliver<'a>(
 /// A classic event as a consumer receives it: the `EVENT_TRACE` and its data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub struct DeliveredEvent<'a> {
     /// The `EVENT_TRACE`, `MofData` holding the data's offset from the start of the buffer.
     pub event_trace: EventTrace,

@@ -187,6 +187,7 @@ open_code! {
 /// How a trace header's first four bytes are arranged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub enum HeaderFamily {
     /// `u16 Size`, `u8 HeaderType`, `u8 MarkerFlags`: full, instance, event, message and error headers.
     SizeFirst,

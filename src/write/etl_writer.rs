@@ -32,8 +32,12 @@ const BUFFER_STATE_FLUSH: u32 = 3;
 /// sequence numbers 1, 2, 3... follow this buffer's 0). A firmware that streams buffers to
 /// storage can reserve the first `buffer_size` bytes and write this buffer last, once
 /// `buffers_written` and the loss counts are known.
+///
+/// Build one with [`EtlHeader::new`] and set the members the trace knows; the struct is
+/// `#[non_exhaustive]`, so later versions can describe more of the file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub struct EtlHeader<'a> {
     /// The logger's pointer size (`PointerSize`, and `SYSTEM32`/`SYSTEM64` with the 0x110- or
     /// 0x118-byte `TRACE_LOGFILE_HEADER`).
@@ -76,7 +80,50 @@ pub struct EtlHeader<'a> {
     pub log_file_name: &'a str,
 }
 
-impl EtlHeader<'_> {
+impl<'a> EtlHeader<'a> {
+    /// The header of a file of `buffer_size`-byte buffers from a logger of `bitness`, whose
+    /// time stamps are FILETIMEs: [`ClockType::SYSTEM_TIME`], `PerfFreq` 10,000,000,
+    /// `TimerResolution` 156,250, one processor, `Version` 10.0, and for the rest zero or empty
+    /// (`BuffersWritten` 1: this buffer alone; no losses; no times; `CpuSpeedInMHz` 0, which
+    /// the caller should set to the real clock; `LoggerId` 0; no names).
+    ///
+    /// ```
+    /// use etw_classic::{Bitness, EtlHeader};
+    /// let mut header = EtlHeader::new(Bitness::Bits32, 0x400);
+    /// header.logger_name = "boot";
+    /// header.cpu_speed_in_mhz = 64;
+    /// let mut first = [0u8; 0x400];
+    /// assert_eq!(header.write_first_buffer(&mut first)?, 0x400);
+    /// # Ok::<(), etw_classic::CodecError>(())
+    /// ```
+    pub const fn new(bitness: Bitness, buffer_size: u32) -> Self {
+        Self {
+            bitness,
+            buffer_size,
+            buffers_written: 1,
+            events_lost: 0,
+            buffers_lost: 0,
+            number_of_processors: 1,
+            cpu_speed_in_mhz: 0,
+            timer_resolution: 156_250,
+            clock_type: ClockType::SYSTEM_TIME,
+            perf_freq: 10_000_000,
+            start_time: 0,
+            end_time: 0,
+            boot_time: 0,
+            version: VersionDetail {
+                major_version: 10,
+                minor_version: 0,
+                sub_version: 0,
+                sub_minor_version: 0,
+            },
+            provider_version: 0,
+            logger_id: 0,
+            logger_name: "",
+            log_file_name: "",
+        }
+    }
+
     /// Writes the first buffer of the file into `out`: a [`WmiBufferHeader`] (`BufferType`
     /// `HEADER`, `BufferFlag` `FLUSH_MARKER`, `SequenceNumber` 0, `State` 3, `Offset` the end
     /// of the event), the logfile header event (a `SYSTEM32`/`SYSTEM64` header with `HookId`

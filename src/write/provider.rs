@@ -154,6 +154,7 @@ impl EventData<'_> {
 /// What a successful trace call did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub enum Traced {
     /// The event was written to a session buffer.
     Written {

@@ -40,6 +40,7 @@ enum Slot {
 /// `EVENT_TRACE_PROPERTIES` counters. Counts saturate at `u32::MAX`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub struct SessionStats {
     /// Events written to a buffer.
     pub events_written: u32,
