@@ -1,6 +1,6 @@
 //! The JSON mapping behind `etwdump`: one view per union, missing keys zero, clear errors.
 
-#[path = "../examples/etwdump/fields.rs"]
+#[path = "../cli/src/fields.rs"]
 #[allow(dead_code)]
 mod fields;
 

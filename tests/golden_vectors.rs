@@ -10,7 +10,7 @@
 //!   `TRACE_LOGFILE_HEADER`, the two names) that starts each of those traces, with the fields
 //!   dissect.etl decoded (`tools/perfview-vectors/logfile_headers.py`).
 
-#[path = "../examples/etwdump/fields.rs"]
+#[path = "../cli/src/fields.rs"]
 #[allow(dead_code)]
 mod fields;
 

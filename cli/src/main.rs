@@ -1,9 +1,9 @@
-//! `etwdump`: decode and encode the classic ETW header layouts from the command line.
+//! `etwc`: decode and encode the classic ETW header layouts from the command line.
 //!
 //! ```text
-//! etwdump decode <LAYOUT> <HEX | @FILE> [--json]
-//! etwdump encode <LAYOUT> <JSON | @FILE>
-//! etwdump etl <FILE> [--json] [--summary]
+//! etwc decode <LAYOUT> <HEX | @FILE> [--json]
+//! etwc encode <LAYOUT> <JSON | @FILE>
+//! etwc etl <FILE> [--json] [--summary]
 //! ```
 //! LAYOUT is one of trace-header, instance-header, instance-guid-header, event-trace32,
 //! event-trace64, instance-info32, instance-info64, mof-field, system-header, logfile-header32,
@@ -29,7 +29,8 @@ const LAYOUT_HELP: &str =
 
 #[derive(Parser)]
 #[command(
-    name = "etwdump",
+    name = "etwc",
+    version,
     about = "Decode and encode classic ETW headers bit-exactly",
     arg_required_else_help = true
 )]
@@ -75,7 +76,7 @@ fn main() -> ExitCode {
     match run(Cli::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
-            eprintln!("etwdump: {message}");
+            eprintln!("etwc: {message}");
             ExitCode::FAILURE
         }
     }

@@ -2,7 +2,8 @@
 //!
 //! Decoding writes every view of every union; encoding takes exactly one view per union, treats
 //! missing keys as zero and rejects unknown keys, conflicting views, out-of-range numbers and
-//! malformed GUIDs with a message naming the key. Shared by `etwdump` and the golden-vector tests.
+//! malformed GUIDs with a message naming the key. Shared by `etwc` and the library's
+//! golden-vector tests (`tests/golden_vectors.rs`).
 
 use std::collections::BTreeSet;
 use std::fmt;
