@@ -4,6 +4,7 @@
 #[allow(dead_code)]
 mod fields;
 
+use etw_classic::Bitness;
 use fields::{encode, CliLayout};
 use serde_json::json;
 
@@ -18,7 +19,7 @@ fn missing_keys_are_zero() {
         vec![0; 0x30]
     );
     assert_eq!(
-        encode(CliLayout::EventTrace32, &json!({})).unwrap(),
+        encode(CliLayout::EventTrace(Bitness::Bits32), &json!({})).unwrap(),
         vec![0; 0x58]
     );
     let bytes = encode(CliLayout::MofField, &json!({"length": 3})).unwrap();
@@ -43,7 +44,7 @@ fn each_union_takes_one_view() {
         "instance-header: the 0x28 union takes one view, found keys of two: processor_time and event_id/flags"
     );
     assert_eq!(
-        error(CliLayout::EventTrace64, json!({"client_context": 1, "logger_id": 2})),
+        error(CliLayout::EventTrace(Bitness::Bits64), json!({"client_context": 1, "logger_id": 2})),
         "event-trace64: the ClientContext/BufferContext union takes one view, found keys of two: client_context and processor_number/alignment/logger_id"
     );
     // The instance header's 0x28 view is EventId, not ClientContext.
@@ -113,15 +114,18 @@ fn unknown_keys_wrong_types_and_ranges_are_errors() {
         "instance-guid-header: `parent_guid`: GUID text: expected a hex digit at position 0, found 'n'"
     );
     assert_eq!(
-        error(CliLayout::EventTrace32, json!({"mof_data": 0x1_0000_0000u64})),
+        error(CliLayout::EventTrace(Bitness::Bits32), json!({"mof_data": 0x1_0000_0000u64})),
         "event-trace32: `mof_data`: EVENT_TRACE (32-bit): a 32-bit pointer holds at most 0xffffffff, found 0x100000000"
     );
     assert_eq!(
-        error(CliLayout::EventTrace64, json!({"header": {"bogus": 1}})),
+        error(
+            CliLayout::EventTrace(Bitness::Bits64),
+            json!({"header": {"bogus": 1}})
+        ),
         "header: unknown key `bogus`"
     );
     assert_eq!(
-        error(CliLayout::EventTrace64, json!({"header": 5})),
+        error(CliLayout::EventTrace(Bitness::Bits64), json!({"header": 5})),
         "header: expected a JSON object, found a number"
     );
 }
@@ -148,12 +152,14 @@ fn other_views(layout: CliLayout) -> &'static [&'static str] {
             "flags",
         ],
         CliLayout::InstanceHeader => &["version", "processor_time", "event_id", "flags"],
-        CliLayout::EventTrace32 | CliLayout::EventTrace64 => {
+        CliLayout::EventTrace(Bitness::Bits32) | CliLayout::EventTrace(Bitness::Bits64) => {
             &["processor_number", "alignment", "logger_id"]
         }
-        CliLayout::InstanceInfo32 | CliLayout::InstanceInfo64 | CliLayout::MofField => &[],
+        CliLayout::InstanceInfo(Bitness::Bits32)
+        | CliLayout::InstanceInfo(Bitness::Bits64)
+        | CliLayout::MofField => &[],
         CliLayout::SystemHeader => &["marker", "header", "type", "group"],
-        CliLayout::LogfileHeader32 | CliLayout::LogfileHeader64 => {
+        CliLayout::LogfileHeader(Bitness::Bits32) | CliLayout::LogfileHeader(Bitness::Bits64) => {
             &["version", "log_instance_guid"]
         }
     }
@@ -180,11 +186,11 @@ fn decode_then_encode_with_one_view_per_union_gives_the_bytes_back() {
         let mut expected = bytes[..expected_len].to_vec();
         // Padding is not an SDK member: the JSON form writes it as zero.
         match layout {
-            CliLayout::EventTrace32 | CliLayout::InstanceInfo64 => {
+            CliLayout::EventTrace(Bitness::Bits32) | CliLayout::InstanceInfo(Bitness::Bits64) => {
                 expected[expected_len - 4..].fill(0)
             }
-            CliLayout::LogfileHeader32 => expected[0xEC..0xF0].fill(0),
-            CliLayout::LogfileHeader64 => expected[0xF4..0xF8].fill(0),
+            CliLayout::LogfileHeader(Bitness::Bits32) => expected[0xEC..0xF0].fill(0),
+            CliLayout::LogfileHeader(Bitness::Bits64) => expected[0xF4..0xF8].fill(0),
             _ => {}
         }
         assert_eq!(encoded, expected, "{}", layout.name());
@@ -252,14 +258,14 @@ fn logfile_header_round_trip_and_errors() {
         "end_time": -1,
         "reserved_flags": 2
     });
-    let bytes = encode(CliLayout::LogfileHeader32, &value).unwrap();
+    let bytes = encode(CliLayout::LogfileHeader(Bitness::Bits32), &value).unwrap();
     assert_eq!(bytes.len(), 0x110);
     assert_eq!(bytes[0x2C..0x30], [4, 0, 0, 0]); // PointerSize
     assert_eq!(bytes[0x38..0x3C], [0xFF; 4]); // LoggerName, 4 bytes
     assert_eq!(bytes[0x40..0x44], (-120i32).to_le_bytes()); // TimeZone.Bias
     assert_eq!(bytes[0x44..0x48], [0x41, 0, 0x42, 0]); // StandardName
     assert_eq!(bytes[0x108..0x10C], [2, 0, 0, 0]); // ReservedFlags
-    let decoded = fields::decode(CliLayout::LogfileHeader32, &bytes).unwrap();
+    let decoded = fields::decode(CliLayout::LogfileHeader(Bitness::Bits32), &bytes).unwrap();
     assert_eq!(decoded["version"], json!(0x0002_000A));
     assert_eq!(decoded["time_zone"]["bias"], json!(-120));
     assert_eq!(decoded["time_zone"]["daylight_date"]["day"], json!(5));
@@ -271,7 +277,7 @@ fn logfile_header_round_trip_and_errors() {
     assert_eq!(decoded["end_time"], json!(-1));
 
     // The same fields in the 64-bit layout: 8 bytes later from the time zone on.
-    let wide = encode(CliLayout::LogfileHeader64, &value).unwrap();
+    let wide = encode(CliLayout::LogfileHeader(Bitness::Bits64), &value).unwrap();
     assert_eq!(wide.len(), 0x118);
     assert_eq!(wide[..0x3C], bytes[..0x3C]);
     assert_eq!(wide[0x48..0xF4], bytes[0x40..0xEC]);
@@ -279,42 +285,45 @@ fn logfile_header_round_trip_and_errors() {
 
     assert_eq!(
         error(
-            CliLayout::LogfileHeader32,
+            CliLayout::LogfileHeader(Bitness::Bits32),
             json!({"logger_name": 0x1_0000_0000u64})
         ),
         "logfile-header32: `logger_name` must be an integer that fits u32, found 4294967296"
     );
     assert_eq!(
-        error(CliLayout::LogfileHeader64, json!({"version": 1, "major_version": 2})),
+        error(CliLayout::LogfileHeader(Bitness::Bits64), json!({"version": 1, "major_version": 2})),
         "logfile-header64: the Version/VersionDetail union takes one view, found keys of two: version and major_version/minor_version/sub_version/sub_minor_version"
     );
     assert_eq!(
         error(
-            CliLayout::LogfileHeader64,
+            CliLayout::LogfileHeader(Bitness::Bits64),
             json!({"pointer_size": 8, "log_instance_guid": "00000000-0000-0000-0000-000000000000"})
         ),
         "logfile-header64: the LogInstanceGuid union takes one view, found keys of two: log_instance_guid and start_buffers/pointer_size/events_lost/cpu_speed_in_mhz"
     );
     assert_eq!(
         error(
-            CliLayout::LogfileHeader64,
+            CliLayout::LogfileHeader(Bitness::Bits64),
             json!({"time_zone": {"bias": 2_147_483_648u64}})
         ),
         "time_zone: `bias` must be an integer that fits i32, found 2147483648"
     );
     assert_eq!(
-        error(CliLayout::LogfileHeader64, json!({"time_zone": {"standard_name": "UTC"}})),
+        error(CliLayout::LogfileHeader(Bitness::Bits64), json!({"time_zone": {"standard_name": "UTC"}})),
         "time_zone: `standard_name` must be an array of at most 32 UTF-16 code units (integers that fit u16)"
     );
     assert_eq!(
         error(
-            CliLayout::LogfileHeader64,
+            CliLayout::LogfileHeader(Bitness::Bits64),
             json!({"time_zone": {"standard_date": {"week": 1}}})
         ),
         "standard_date: unknown key `week`"
     );
     assert_eq!(
-        error(CliLayout::LogfileHeader64, json!({"padding": 0})),
+        error(
+            CliLayout::LogfileHeader(Bitness::Bits64),
+            json!({"padding": 0})
+        ),
         "logfile-header64: unknown key `padding`"
     );
 }
