@@ -10,7 +10,7 @@
 //!   `TRACE_LOGFILE_HEADER`, the two names) that starts each of those traces, with the fields
 //!   dissect.etl decoded (`tools/perfview-vectors/logfile_headers.py`).
 
-#[path = "../examples/etwdump/fields.rs"]
+#[path = "../cli/src/fields.rs"]
 #[allow(dead_code)]
 mod fields;
 
@@ -39,7 +39,11 @@ fn hex(text: &str) -> Vec<u8> {
 fn vectors(file: &Value) -> impl Iterator<Item = (&str, CliLayout, Vec<u8>, &Value)> {
     file["vectors"].as_array().unwrap().iter().map(|vector| {
         let name = vector["name"].as_str().unwrap();
-        let layout = CliLayout::from_name(vector["layout"].as_str().unwrap()).unwrap();
+        let layout_name = vector["layout"].as_str().unwrap();
+        let layout = CliLayout::ALL
+            .into_iter()
+            .find(|layout| layout.name() == layout_name)
+            .unwrap();
         (
             name,
             layout,
@@ -356,7 +360,7 @@ fn real_logfile_headers_decode_to_dissect_values() {
             one_view.as_object_mut().unwrap().remove(key);
         }
         assert_eq!(
-            fields::encode(CliLayout::LogfileHeader64, &one_view).unwrap(),
+            fields::encode(CliLayout::LogfileHeader(Bitness::Bits64), &one_view).unwrap(),
             struct_bytes,
             "{name}: encode the logfile header"
         );

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Compare `etwdump etl --json` with dissect.etl, an independent ETL parser, on the same files.
+"""Compare `etwc etl --json` with dissect.etl, an independent ETL parser, on the same files.
 
 Two checks:
 
@@ -11,14 +11,14 @@ Two checks:
 
 2. Writing. `firmware_trace --etl` writes an .etl file from its session buffers; dissect.etl
    must read it with every instance event's Guid, Type, Level, Version, InstanceId,
-   ParentInstanceId, ParentGuid and payload equal to what etwdump reads, and the same for the
+   ParentInstanceId, ParentGuid and payload equal to what etwc reads, and the same for the
    full-header events.
 
 It also times both parsers reading the largest trace end to end and prints the ratio.
 
-Usage: crosscheck.py [--etwdump PATH] [--firmware-trace PATH] [--perfview DIR]
-The binaries default to target/release/examples/{etwdump,firmware_trace}; build them first with
-`cargo build --release --examples`. Exits 1 on any difference, 2 when something is missing.
+Usage: crosscheck.py [--etwc PATH] [--firmware-trace PATH] [--perfview DIR]
+The binaries default to target/release/etwc and target/release/examples/firmware_trace; build
+them first with `cargo build --release --workspace --bins --examples`. Exits 1 on any difference, 2 when something is missing.
 Needs dissect.etl (pip install dissect.etl==3.14).
 """
 
@@ -108,7 +108,7 @@ def best_of(runs, action):
 
 
 def dissect_count(path):
-    """Walk every event of the file with dissect.etl, as `etwdump etl --summary` does."""
+    """Walk every event of the file with dissect.etl, as `etwc etl --summary` does."""
     events = 0
     with open(path, "rb") as fh:
         etl = ETL(fh)
@@ -119,9 +119,9 @@ def dissect_count(path):
     return events
 
 
-def etwdump_walk(etwdump, path):
-    """The same, from etwdump's JSON lines."""
-    output = subprocess.run([etwdump, "etl", str(path), "--json"], check=True,
+def etwc_walk(etwc, path):
+    """The same, from etwc's JSON lines."""
+    output = subprocess.run([etwc, "etl", str(path), "--json"], check=True,
                             capture_output=True, text=True).stdout
     counts, classic = {}, {}
     for line in output.splitlines()[1:]:  # the first line is the logfile header
@@ -143,7 +143,7 @@ def compare(name, ours, theirs):
     """Differences between the two walks, as printable lines."""
     problems = []
     if ours[0] != theirs[0]:
-        problems.append(f"{name}: counts differ: etwdump {ours[0]} dissect.etl {theirs[0]}")
+        problems.append(f"{name}: counts differ: etwc {ours[0]} dissect.etl {theirs[0]}")
     for key in sorted(set(ours[1]) | set(theirs[1])):
         a, b = ours[1].get(key), theirs[1].get(key)
         if a != b:
@@ -158,14 +158,15 @@ def compare(name, ours, theirs):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--etwdump", default=ROOT / "target/release/examples/etwdump")
+    parser.add_argument("--etwc", default=ROOT / "target/release/etwc")
     parser.add_argument("--firmware-trace", default=ROOT / "target/release/examples/firmware_trace")
     parser.add_argument("--perfview", default=os.environ.get(
         "ETW_PERFVIEW_DIR", ROOT.parent / "shared/data/perfview"))
     args = parser.parse_args()
-    for binary in (args.etwdump, args.firmware_trace):
+    for binary in (args.etwc, args.firmware_trace):
         if not Path(binary).is_file():
-            print(f"crosscheck: {binary} is missing; run `cargo build --release --examples`",
+            print(f"crosscheck: {binary} is missing; run "
+                  "`cargo build --release --workspace --bins --examples`",
                   file=sys.stderr)
             return 2
 
@@ -175,7 +176,7 @@ def main():
         print(f"crosscheck: no .etl file in {args.perfview}", file=sys.stderr)
         return 2
     for trace in traces:
-        ours, theirs = etwdump_walk(args.etwdump, trace), dissect_walk(trace)
+        ours, theirs = etwc_walk(args.etwc, trace), dissect_walk(trace)
         problems += compare(trace.name, ours, theirs)
         print(f"{trace.name}: {sum(ours[0].values())} events, {len(ours[1])} classic, "
               f"kinds {dict(sorted(ours[0].items()))}")
@@ -184,7 +185,7 @@ def main():
         written = Path(scratch) / "firmware_trace.etl"
         subprocess.run([args.firmware_trace, "--etl", str(written)], check=True,
                        capture_output=True)
-        ours, theirs = etwdump_walk(args.etwdump, written), dissect_walk(written)
+        ours, theirs = etwc_walk(args.etwc, written), dissect_walk(written)
         problems += compare("firmware_trace.etl", ours, theirs)
         instances = sum(1 for fields in theirs[1].values() if fields["kind"] in INSTANCE.values())
         if instances == 0:
@@ -193,19 +194,19 @@ def main():
               f"with InstanceId/ParentInstanceId/ParentGuid/payload, kinds {dict(sorted(ours[0].items()))}")
 
     # Speed: the largest trace read end to end (every buffer decompressed, every event walked)
-    # by etwdump and by dissect.etl, each the best of several runs: ten of etwdump, whose run of
+    # by etwc and by dissect.etl, each the best of several runs: ten of etwc, whose run of
     # a few hundredths of a second a busy machine easily doubles, and three of dissect.etl, whose
     # seconds it does not. Reported, not asserted.
     largest = max(traces, key=lambda trace: trace.stat().st_size)
     ours_s = best_of(10, lambda: subprocess.run(
-        [args.etwdump, "etl", str(largest), "--summary"], check=True, capture_output=True))
+        [args.etwc, "etl", str(largest), "--summary"], check=True, capture_output=True))
     theirs_s = best_of(3, lambda: dissect_count(largest))
-    print(f"speed on {largest.name} ({largest.stat().st_size} bytes): etwdump {ours_s:.3f} s, "
+    print(f"speed on {largest.name} ({largest.stat().st_size} bytes): etwc {ours_s:.3f} s, "
           f"dissect.etl {theirs_s:.2f} s, {theirs_s / ours_s:.0f}x")
 
     for problem in problems:
         print(problem, file=sys.stderr)
-    print("crosscheck: " + ("FAILED" if problems else "etwdump and dissect.etl agree on every event"))
+    print("crosscheck: " + ("FAILED" if problems else "etwc and dissect.etl agree on every event"))
     return 1 if problems else 0
 
 

@@ -1,20 +1,21 @@
-//! `etwdump`: decode and encode the classic ETW header layouts from the command line.
+//! `etwc`: decode and encode the classic ETW header layouts from the command line.
 //!
 //! ```text
-//! etwdump decode <LAYOUT> <HEX | @FILE> [--json]
-//! etwdump encode <LAYOUT> <JSON | @FILE>
-//! etwdump etl <FILE> [--json] [--summary]
+//! etwc decode <LAYOUT> <HEX | @FILE> [--json]
+//! etwc encode <LAYOUT> <JSON | @FILE>
+//! etwc etl <FILE> [--json] [--summary]
 //! ```
 //! LAYOUT is one of trace-header, instance-header, instance-guid-header, event-trace32,
 //! event-trace64, instance-info32, instance-info64, mof-field, system-header, logfile-header32,
-//! logfile-header64.
+//! logfile-header64 (see `fields::CliLayout`).
 
 mod etl;
 mod fields;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::builder::PossibleValue;
+use clap::{Parser, Subcommand, ValueEnum};
 use etw_classic::{
     wire::LogfileNames, ClockType, EventInstanceGuidHeader, EventTraceHeader, EventType,
     HeaderType, Level, MarkerFlags, SystemTraceHeader, WnodeFlags,
@@ -22,14 +23,10 @@ use etw_classic::{
 use fields::CliLayout;
 use serde_json::{Map, Value};
 
-const LAYOUT_HELP: &str =
-    "trace-header | instance-header | instance-guid-header | event-trace32 | \
-                           event-trace64 | instance-info32 | instance-info64 | mof-field | \
-                           system-header | logfile-header32 | logfile-header64";
-
 #[derive(Parser)]
 #[command(
-    name = "etwdump",
+    name = "etwc",
+    version,
     about = "Decode and encode classic ETW headers bit-exactly",
     arg_required_else_help = true
 )]
@@ -42,8 +39,8 @@ struct Cli {
 enum Command {
     /// Decode the bytes of one struct and print its fields
     Decode {
-        #[arg(help = LAYOUT_HELP)]
-        layout: String,
+        /// The struct's layout
+        layout: CliLayout,
         /// The bytes as hex (whitespace allowed), or @FILE: a file holding hex text or raw bytes
         input: String,
         /// Print one JSON object on one line instead of a table
@@ -52,8 +49,8 @@ enum Command {
     },
     /// Encode a JSON object of fields and print the bytes as lowercase hex
     Encode {
-        #[arg(help = LAYOUT_HELP)]
-        layout: String,
+        /// The struct's layout
+        layout: CliLayout,
         /// The fields as a JSON object, or @FILE holding one
         json: String,
     },
@@ -75,7 +72,7 @@ fn main() -> ExitCode {
     match run(Cli::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
-            eprintln!("etwdump: {message}");
+            eprintln!("etwc: {message}");
             ExitCode::FAILURE
         }
     }
@@ -88,9 +85,8 @@ fn run(cli: Cli) -> Result<(), String> {
             input,
             json,
         } => {
-            let layout = parse_layout(&layout)?;
             let bytes = read_bytes(&input)?;
-            let object = fields::decode(layout, &bytes).map_err(|error| error.to_string())?;
+            let object = fields::decode(layout, &bytes)?;
             if json {
                 println!("{}", Value::Object(object));
             } else {
@@ -107,7 +103,6 @@ fn run(cli: Cli) -> Result<(), String> {
             summary,
         } => etl::run(&file, json, summary),
         Command::Encode { layout, json } => {
-            let layout = parse_layout(&layout)?;
             let text = if let Some(path) = json.strip_prefix('@') {
                 std::fs::read_to_string(path)
                     .map_err(|error| format!("cannot read {path}: {error}"))?
@@ -123,9 +118,15 @@ fn run(cli: Cli) -> Result<(), String> {
     }
 }
 
-fn parse_layout(name: &str) -> Result<CliLayout, String> {
-    CliLayout::from_name(name)
-        .ok_or_else(|| format!("unknown layout `{name}`; expected one of: {LAYOUT_HELP}"))
+/// The layouts as command-line values, by the names [`CliLayout::name`] gives them.
+impl ValueEnum for CliLayout {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Self::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.name()))
+    }
 }
 
 /// The input bytes: hex on the command line, or `@FILE` holding hex text or raw bytes.
@@ -186,10 +187,7 @@ fn notes(layout: CliLayout, bytes: &[u8]) -> Vec<String> {
             layout.name()
         ));
     }
-    if matches!(
-        layout,
-        CliLayout::LogfileHeader32 | CliLayout::LogfileHeader64
-    ) {
+    if matches!(layout, CliLayout::LogfileHeader(_)) {
         if let Some(after) = bytes.get(layout.len()..).filter(|after| !after.is_empty()) {
             let names = LogfileNames::parse(after);
             notes.push(format!(

@@ -1,4 +1,4 @@
-//! `etwdump etl`: every buffer and event of an .etl file, as text lines or JSON lines.
+//! `etwc etl`: every buffer and event of an .etl file, as text lines or JSON lines.
 //!
 //! Event offsets count from the end of the buffer's 0x48-byte header, in the decompressed
 //! events of a compressed buffer (the offset dissect.etl's `Buffer.read_record` takes). The

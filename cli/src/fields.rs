@@ -2,71 +2,70 @@
 //!
 //! Decoding writes every view of every union; encoding takes exactly one view per union, treats
 //! missing keys as zero and rejects unknown keys, conflicting views, out-of-range numbers and
-//! malformed GUIDs with a message naming the key. Shared by `etwdump` and the golden-vector tests.
+//! malformed GUIDs with a message naming the key. Shared by `etwc` and the library's
+//! golden-vector tests (`tests/golden_vectors.rs`).
 
 use std::collections::BTreeSet;
 use std::fmt;
 
 use etw_classic::{
     wire::{
-        EventInstanceInfo32, EventInstanceInfo64, EventTrace32, EventTrace64, LogInstance,
-        SystemTime, TimeZoneInformation, TraceLogfileHeader32, TraceLogfileHeader64, VersionDetail,
+        EventInstanceInfo32, EventInstanceInfo64, LogInstance, SystemTime, TimeZoneInformation,
+        TraceLogfileHeader32, TraceLogfileHeader64, VersionDetail,
     },
     Bitness, BufferContext, Class, ClockType, EventInstanceGuidHeader, EventInstanceHeader,
-    EventInstanceInfo, EventTraceHeader, EventType, Guid, GuidOrPtr, HeaderType, Level,
+    EventInstanceInfo, EventTrace, EventTraceHeader, EventType, Guid, GuidOrPtr, HeaderType, Level,
     MarkerFlags, MofField, SystemTraceHeader, TimesOrFlags, TraceLogfileHeader, WnodeFlags,
 };
 use serde_json::{json, Map, Value};
 
-/// The layouts the tool knows, by their command-line names.
+/// The layouts the tool knows. A struct with a 32-bit and a 64-bit layout is one variant with
+/// the [`Bitness`], decoded and encoded by one piece of code through the library's
+/// bitness-generic type (`EventTrace`, `EventInstanceInfo`, `TraceLogfileHeader`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CliLayout {
     TraceHeader,
     InstanceHeader,
     InstanceGuidHeader,
-    EventTrace32,
-    EventTrace64,
-    InstanceInfo32,
-    InstanceInfo64,
+    EventTrace(Bitness),
+    InstanceInfo(Bitness),
     MofField,
     SystemHeader,
-    LogfileHeader32,
-    LogfileHeader64,
+    LogfileHeader(Bitness),
 }
 
 impl CliLayout {
+    /// Every layout, in the order the command line lists them.
     pub const ALL: [Self; 11] = [
         Self::TraceHeader,
         Self::InstanceHeader,
         Self::InstanceGuidHeader,
-        Self::EventTrace32,
-        Self::EventTrace64,
-        Self::InstanceInfo32,
-        Self::InstanceInfo64,
+        Self::EventTrace(Bitness::Bits32),
+        Self::EventTrace(Bitness::Bits64),
+        Self::InstanceInfo(Bitness::Bits32),
+        Self::InstanceInfo(Bitness::Bits64),
         Self::MofField,
         Self::SystemHeader,
-        Self::LogfileHeader32,
-        Self::LogfileHeader64,
+        Self::LogfileHeader(Bitness::Bits32),
+        Self::LogfileHeader(Bitness::Bits64),
     ];
 
+    /// The name on the command line (and in messages).
     pub fn name(self) -> &'static str {
+        use Bitness::{Bits32, Bits64};
         match self {
             Self::TraceHeader => "trace-header",
             Self::InstanceHeader => "instance-header",
             Self::InstanceGuidHeader => "instance-guid-header",
-            Self::EventTrace32 => "event-trace32",
-            Self::EventTrace64 => "event-trace64",
-            Self::InstanceInfo32 => "instance-info32",
-            Self::InstanceInfo64 => "instance-info64",
+            Self::EventTrace(Bits32) => "event-trace32",
+            Self::EventTrace(Bits64) => "event-trace64",
+            Self::InstanceInfo(Bits32) => "instance-info32",
+            Self::InstanceInfo(Bits64) => "instance-info64",
             Self::MofField => "mof-field",
             Self::SystemHeader => "system-header",
-            Self::LogfileHeader32 => "logfile-header32",
-            Self::LogfileHeader64 => "logfile-header64",
+            Self::LogfileHeader(Bits32) => "logfile-header32",
+            Self::LogfileHeader(Bits64) => "logfile-header64",
         }
-    }
-
-    pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|layout| layout.name() == name)
     }
 
     /// The struct's length in bytes.
@@ -75,14 +74,13 @@ impl CliLayout {
             Self::TraceHeader => EventTraceHeader::LEN,
             Self::InstanceHeader => EventInstanceHeader::LEN,
             Self::InstanceGuidHeader => EventInstanceGuidHeader::LEN,
-            Self::EventTrace32 => EventTrace32::LEN,
-            Self::EventTrace64 => EventTrace64::LEN,
-            Self::InstanceInfo32 => EventInstanceInfo32::LEN,
-            Self::InstanceInfo64 => EventInstanceInfo64::LEN,
+            Self::EventTrace(_) => EventTrace::LEN,
+            Self::InstanceInfo(Bitness::Bits32) => EventInstanceInfo32::LEN,
+            Self::InstanceInfo(Bitness::Bits64) => EventInstanceInfo64::LEN,
             Self::MofField => MofField::LEN,
             Self::SystemHeader => SystemTraceHeader::LEN,
-            Self::LogfileHeader32 => TraceLogfileHeader32::LEN,
-            Self::LogfileHeader64 => TraceLogfileHeader64::LEN,
+            Self::LogfileHeader(Bitness::Bits32) => TraceLogfileHeader32::LEN,
+            Self::LogfileHeader(Bitness::Bits64) => TraceLogfileHeader64::LEN,
         }
     }
 }
@@ -106,66 +104,42 @@ fn fail<T>(message: impl Into<String>) -> Result<T, FieldError> {
 // ----------------------------------------------------------------------------------------------
 // Decoding: struct -> JSON object with every view.
 
-/// Decodes the first `layout.len()` bytes of `bytes` with `from_bytes`: only the length is
+/// Decodes the first `layout.len()` bytes of `bytes` whatever they hold: only the length is
 /// checked, so that any header can be looked at (the caller runs the wire checks separately).
-pub fn decode(
-    layout: CliLayout,
-    bytes: &[u8],
-) -> Result<Map<String, Value>, etw_classic::CodecError> {
-    use etw_classic::Layout;
+/// The error is the library's message for input that is too short.
+pub fn decode(layout: CliLayout, bytes: &[u8]) -> Result<Map<String, Value>, String> {
     Ok(match layout {
-        CliLayout::TraceHeader => trace_header_json(&EventTraceHeader::from_bytes(&prefix(
+        CliLayout::TraceHeader => trace_header_json(&EventTraceHeader::from_bytes(prefix(
             bytes,
-            Layout::EventTraceHeader,
+            EventTraceHeader::parse,
         )?)),
-        CliLayout::InstanceHeader => instance_header_json(&EventInstanceHeader::from_bytes(
-            &prefix(bytes, Layout::EventInstanceHeader)?,
-        )),
+        CliLayout::InstanceHeader => {
+            instance_header_json(&EventInstanceHeader::parse(bytes).map_err(text)?.0)
+        }
         CliLayout::InstanceGuidHeader => instance_guid_header_json(
-            &EventInstanceGuidHeader::from_bytes(&prefix(bytes, Layout::EventInstanceGuidHeader)?),
+            &EventInstanceGuidHeader::from_bytes(prefix(bytes, EventInstanceGuidHeader::parse)?),
         ),
-        CliLayout::EventTrace32 => {
-            let trace = EventTrace32::from_bytes(&prefix(bytes, Layout::EventTrace32)?);
-            event_trace_json(
-                &trace.instance_header(),
-                u64::from(trace.mof_data),
-                trace.mof_length,
-                trace.buffer_context,
-            )
+        CliLayout::EventTrace(bitness) => {
+            event_trace_json(&EventTrace::parse(bytes, bitness).map_err(text)?.0)
         }
-        CliLayout::EventTrace64 => {
-            let trace = EventTrace64::from_bytes(&prefix(bytes, Layout::EventTrace64)?);
-            event_trace_json(
-                &trace.instance_header(),
-                trace.mof_data,
-                trace.mof_length,
-                trace.buffer_context,
-            )
+        CliLayout::InstanceInfo(bitness) => {
+            instance_info_json(EventInstanceInfo::parse(bytes, bitness).map_err(text)?.0)
         }
-        CliLayout::InstanceInfo32 => instance_info_json(EventInstanceInfo::Bits32(
-            EventInstanceInfo32::from_bytes(&prefix(bytes, Layout::EventInstanceInfo32)?),
-        )),
-        CliLayout::InstanceInfo64 => instance_info_json(EventInstanceInfo::Bits64(
-            EventInstanceInfo64::from_bytes(&prefix(bytes, Layout::EventInstanceInfo64)?),
-        )),
         CliLayout::MofField => {
-            let field = MofField::from_bytes(&prefix(bytes, Layout::MofField)?);
+            let field = MofField::parse(bytes).map_err(text)?.0;
             object([
                 ("data_ptr", json!(field.data_ptr)),
                 ("length", json!(field.length)),
                 ("data_type", json!(field.data_type)),
             ])
         }
-        CliLayout::SystemHeader => system_header_json(&SystemTraceHeader::from_bytes(&prefix(
+        CliLayout::SystemHeader => system_header_json(&SystemTraceHeader::from_bytes(prefix(
             bytes,
-            Layout::SystemTraceHeader,
+            SystemTraceHeader::parse,
         )?)),
-        CliLayout::LogfileHeader32 => logfile_header_json(&TraceLogfileHeader::Bits32(
-            TraceLogfileHeader32::from_bytes(&prefix(bytes, Layout::TraceLogfileHeader32)?),
-        )),
-        CliLayout::LogfileHeader64 => logfile_header_json(&TraceLogfileHeader::Bits64(
-            TraceLogfileHeader64::from_bytes(&prefix(bytes, Layout::TraceLogfileHeader64)?),
-        )),
+        CliLayout::LogfileHeader(bitness) => {
+            logfile_header_json(&TraceLogfileHeader::parse(bytes, bitness).map_err(text)?.0)
+        }
     })
 }
 
@@ -269,19 +243,21 @@ fn instance_info_json(info: EventInstanceInfo) -> Map<String, Value> {
     ])
 }
 
-/// The first `N` bytes of `bytes`, or the library's own truncation error for `layout`.
-fn prefix<const N: usize>(
-    bytes: &[u8],
-    layout: etw_classic::Layout,
-) -> Result<[u8; N], etw_classic::CodecError> {
-    bytes
-        .first_chunk::<N>()
-        .copied()
-        .ok_or(etw_classic::CodecError::Truncated {
-            layout,
-            needed: N,
-            found: bytes.len(),
-        })
+/// The first `N` bytes of a wire header whose `parse` also makes the wire checks: when there are
+/// fewer, the error is the one `parse` gives for them, the library's message about the length.
+fn prefix<'b, const N: usize, T, E: fmt::Display>(
+    bytes: &'b [u8],
+    parse: impl FnOnce(&'b [u8]) -> Result<T, E>,
+) -> Result<&'b [u8; N], String> {
+    bytes.first_chunk::<N>().ok_or_else(|| match parse(bytes) {
+        Err(error) => error.to_string(),
+        Ok(_) => format!("expected {N} bytes, found {}", bytes.len()),
+    })
+}
+
+/// A library error as the message the tool prints.
+fn text(error: impl fmt::Display) -> String {
+    error.to_string()
 }
 
 fn object<const N: usize>(pairs: [(&str, Value); N]) -> Map<String, Value> {
@@ -373,19 +349,17 @@ pub fn instance_guid_header_json(header: &EventInstanceGuidHeader) -> Map<String
     map
 }
 
-fn event_trace_json(
-    first: &EventInstanceGuidHeader,
-    mof_data: u64,
-    mof_length: u32,
-    context: BufferContext,
-) -> Map<String, Value> {
+/// `EVENT_TRACE` in either layout (`MofData` widened to 64 bits), the embedded header nested.
+fn event_trace_json(trace: &EventTrace) -> Map<String, Value> {
+    let first = trace.instance_header();
+    let context = trace.buffer_context();
     object([
         ("header", Value::Object(trace_header_json(&first.header))),
         ("instance_id", json!(first.instance_id)),
         ("parent_instance_id", json!(first.parent_instance_id)),
         ("parent_guid", json!(first.parent_guid.to_string())),
-        ("mof_data", json!(mof_data)),
-        ("mof_length", json!(mof_length)),
+        ("mof_data", json!(trace.mof_data())),
+        ("mof_length", json!(trace.mof_length())),
         ("client_context", json!(context.client_context())),
         ("processor_number", json!(context.processor_number())),
         ("alignment", json!(context.alignment())),
@@ -469,6 +443,14 @@ impl<'a> Fields<'a> {
                     "{context}: `{key}` must be an integer that fits {max}, found {number}"
                 ))
             })
+    }
+
+    /// A pointer or `HANDLE` of the given width, widened to 64 bits: a 32-bit one must fit `u32`.
+    fn pointer(&mut self, key: &'a str, bitness: Bitness) -> Result<u64, FieldError> {
+        match bitness {
+            Bitness::Bits32 => self.unsigned::<u32>(key).map(u64::from),
+            Bitness::Bits64 => self.unsigned(key),
+        }
     }
 
     fn signed(&mut self, key: &'a str) -> Result<i64, FieldError> {
@@ -809,49 +791,36 @@ fn logfile_header_of(
     let start_time = fields.signed("start_time")?;
     let reserved_flags = ClockType(fields.unsigned("reserved_flags")?);
     let buffers_lost = fields.unsigned("buffers_lost")?;
+    // The two layouts have the same members; only the pointers' width differs, and `unsigned`
+    // checks each against the member's type.
+    macro_rules! in_layout {
+        ($layout:ident) => {
+            TraceLogfileHeader::from($layout {
+                buffer_size,
+                version,
+                provider_version,
+                number_of_processors,
+                end_time,
+                timer_resolution,
+                maximum_file_size,
+                log_file_mode,
+                buffers_written,
+                log_instance,
+                logger_name: fields.unsigned("logger_name")?,
+                log_file_name: fields.unsigned("log_file_name")?,
+                time_zone,
+                padding: [0; 4],
+                boot_time,
+                perf_freq,
+                start_time,
+                reserved_flags,
+                buffers_lost,
+            })
+        };
+    }
     Ok(match bitness {
-        Bitness::Bits32 => TraceLogfileHeader::Bits32(TraceLogfileHeader32 {
-            buffer_size,
-            version,
-            provider_version,
-            number_of_processors,
-            end_time,
-            timer_resolution,
-            maximum_file_size,
-            log_file_mode,
-            buffers_written,
-            log_instance,
-            logger_name: fields.unsigned("logger_name")?,
-            log_file_name: fields.unsigned("log_file_name")?,
-            time_zone,
-            padding: [0; 4],
-            boot_time,
-            perf_freq,
-            start_time,
-            reserved_flags,
-            buffers_lost,
-        }),
-        Bitness::Bits64 => TraceLogfileHeader::Bits64(TraceLogfileHeader64 {
-            buffer_size,
-            version,
-            provider_version,
-            number_of_processors,
-            end_time,
-            timer_resolution,
-            maximum_file_size,
-            log_file_mode,
-            buffers_written,
-            log_instance,
-            logger_name: fields.unsigned("logger_name")?,
-            log_file_name: fields.unsigned("log_file_name")?,
-            time_zone,
-            padding: [0; 4],
-            boot_time,
-            perf_freq,
-            start_time,
-            reserved_flags,
-            buffers_lost,
-        }),
+        Bitness::Bits32 => in_layout!(TraceLogfileHeader32),
+        Bitness::Bits64 => in_layout!(TraceLogfileHeader64),
     })
 }
 
@@ -877,33 +846,24 @@ pub fn encode(layout: CliLayout, value: &Value) -> Result<Vec<u8>, FieldError> {
         }
         .to_bytes()
         .to_vec(),
-        CliLayout::EventTrace32 | CliLayout::EventTrace64 => {
-            let bitness = if layout == CliLayout::EventTrace32 {
-                Bitness::Bits32
-            } else {
-                Bitness::Bits64
-            };
+        CliLayout::EventTrace(bitness) => {
             let (first, context) = event_trace_parts(&mut fields)?;
             let mof_data: u64 = fields.unsigned("mof_data")?;
             let mof_length = fields.unsigned("mof_length")?;
-            etw_classic::EventTrace::new(bitness, first, mof_data, mof_length, context)
+            EventTrace::new(bitness, first, mof_data, mof_length, context)
                 .map_err(|error| FieldError(format!("{}: `mof_data`: {error}", layout.name())))?
                 .to_bytes()
                 .to_vec()
         }
-        CliLayout::InstanceInfo32 => EventInstanceInfo32 {
-            reg_handle: fields.unsigned("reg_handle")?,
-            instance_id: fields.unsigned("instance_id")?,
+        CliLayout::InstanceInfo(bitness) => {
+            let reg_handle = fields.pointer("reg_handle", bitness)?;
+            let info = EventInstanceInfo::new(bitness, reg_handle, fields.unsigned("instance_id")?)
+                .map_err(|error| FieldError(format!("{}: `reg_handle`: {error}", layout.name())))?;
+            let mut bytes = vec![0; info.byte_len()];
+            info.emit(&mut bytes)
+                .map_err(|error| FieldError(error.to_string()))?;
+            bytes
         }
-        .to_bytes()
-        .to_vec(),
-        CliLayout::InstanceInfo64 => EventInstanceInfo64 {
-            reg_handle: fields.unsigned("reg_handle")?,
-            instance_id: fields.unsigned("instance_id")?,
-            tail_padding: [0; 4],
-        }
-        .to_bytes()
-        .to_vec(),
         CliLayout::MofField => MofField {
             data_ptr: fields.unsigned("data_ptr")?,
             length: fields.unsigned("length")?,
@@ -912,12 +872,7 @@ pub fn encode(layout: CliLayout, value: &Value) -> Result<Vec<u8>, FieldError> {
         .to_bytes()
         .to_vec(),
         CliLayout::SystemHeader => system_header_of(&mut fields)?.to_bytes().to_vec(),
-        CliLayout::LogfileHeader32 | CliLayout::LogfileHeader64 => {
-            let bitness = if layout == CliLayout::LogfileHeader32 {
-                Bitness::Bits32
-            } else {
-                Bitness::Bits64
-            };
+        CliLayout::LogfileHeader(bitness) => {
             let header = logfile_header_of(&mut fields, bitness)?;
             let mut bytes = vec![0; header.byte_len()];
             header

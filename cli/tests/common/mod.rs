@@ -1,0 +1,70 @@
+//! What the tests of the `etwc` binary share.
+
+// Each test file uses part of this module.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+use assert_cmd::Command;
+
+/// The `etwc` binary cargo built for the tests, ready to be given arguments.
+pub fn etwc() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_etwc"))
+}
+
+/// The path of the PerfView test trace `name`, in `ETW_PERFVIEW_DIR` or else in
+/// `shared/data/perfview` beside the repository. `None`, with a message saying the check is
+/// skipped, when the file is not there; with `ETW_REQUIRE_TRACES=1` a missing trace fails the
+/// test instead.
+pub fn trace(name: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os("ETW_PERFVIEW_DIR").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/perfview"),
+        PathBuf::from,
+    );
+    let path = dir.join(name);
+    if path.is_file() {
+        return Some(path);
+    }
+    let problem = format!(
+        "cannot find the PerfView trace {}; set ETW_PERFVIEW_DIR to the folder holding the \
+         PerfView test traces",
+        path.display()
+    );
+    if std::env::var_os("ETW_REQUIRE_TRACES").is_some_and(|value| value == "1") {
+        panic!("{problem} (ETW_REQUIRE_TRACES=1 requires every trace)");
+    }
+    eprintln!("SKIPPED: {problem} to run this check");
+    None
+}
+
+/// Lowercase or uppercase hex, whitespace allowed, as bytes.
+pub fn from_hex(text: &str) -> Vec<u8> {
+    let digits: Vec<u8> = text
+        .chars()
+        .filter(|character| !character.is_whitespace())
+        .map(|character| {
+            let digit = character
+                .to_digit(16)
+                .unwrap_or_else(|| panic!("not hex: {text:?}"));
+            u8::try_from(digit).unwrap()
+        })
+        .collect();
+    assert!(
+        digits.len().is_multiple_of(2),
+        "odd number of hex digits: {text:?}"
+    );
+    digits
+        .chunks_exact(2)
+        .map(|pair| pair[0] << 4 | pair[1])
+        .collect()
+}
+
+/// Bytes as lowercase hex.
+pub fn to_hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+/// The text of `bytes`, which must be UTF-8.
+pub fn utf8(bytes: &[u8]) -> String {
+    String::from_utf8(bytes.to_vec()).expect("the output is UTF-8")
+}

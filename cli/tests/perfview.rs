@@ -1,0 +1,219 @@
+//! `etwc etl` on the PerfView test traces (see `shared/data/perfview/PROVENANCE.md`), through the
+//! built binary.
+//!
+//! The event counts of each header type are the ones dissect.etl, an independent parser, finds
+//! in the same files (the library's `tests/data/perfview-full-headers.json`); the numbers of
+//! buffers equal each logfile header's `BuffersWritten`.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use common::{etwc, trace, utf8};
+use serde_json::{json, Value};
+
+/// Each trace with the one line `etl --summary --json` prints for it.
+const SUMMARIES: [(&str, &str); 5] = [
+    (
+        "SelfDescribingSingleEvent.etl",
+        r#"{"buffers":3,"events":23,"kinds":{"EVENT_HEADER64":1,"FULL_HEADER64":18,"SYSTEM64":4}}"#,
+    ),
+    (
+        "gcevents.etl",
+        r#"{"buffers":5,"events":71,"kinds":{"EVENT_HEADER64":69,"SYSTEM64":2}}"#,
+    ),
+    (
+        "net.4.5.2.x64.etl",
+        r#"{"buffers":360,"events":179474,"kinds":{"EVENT_HEADER32":33378,"EVENT_HEADER64":34765,"FULL_HEADER32":27,"FULL_HEADER64":7956,"PERFINFO64":100157,"SYSTEM32":2,"SYSTEM64":3189}}"#,
+    ),
+    (
+        "net.4.5.2.x86.etl",
+        r#"{"buffers":276,"events":168298,"kinds":{"EVENT_HEADER32":39425,"EVENT_HEADER64":1073,"FULL_HEADER32":73,"FULL_HEADER64":8162,"PERFINFO64":115091,"SYSTEM32":2,"SYSTEM64":4472}}"#,
+    ),
+    (
+        "primitive-types.etl",
+        r#"{"buffers":2,"events":7,"kinds":{"EVENT_HEADER64":5,"SYSTEM64":2}}"#,
+    ),
+];
+
+/// The stdout of a successful `etwc` run with an empty stderr.
+fn run(args: &[&str]) -> String {
+    let output = etwc()
+        .args(args)
+        .assert()
+        .success()
+        .stderr("")
+        .get_output()
+        .stdout
+        .clone();
+    utf8(&output)
+}
+
+#[test]
+fn summary_json_of_every_trace() {
+    for (name, expected) in SUMMARIES {
+        let Some(path) = trace(name) else { continue };
+        let output = run(&["etl", path.to_str().unwrap(), "--summary", "--json"]);
+        assert_eq!(output, format!("{expected}\n"), "{name}");
+        // The line is JSON whose counts add up.
+        let summary: Value = serde_json::from_str(&output).unwrap();
+        let kinds = summary["kinds"].as_object().unwrap();
+        let total: u64 = kinds.values().map(|count| count.as_u64().unwrap()).sum();
+        assert_eq!(summary["events"], json!(total), "{name}");
+    }
+}
+
+#[test]
+fn summary_text() {
+    let Some(path) = trace("SelfDescribingSingleEvent.etl") else {
+        return;
+    };
+    assert_eq!(
+        run(&["etl", path.to_str().unwrap(), "--summary"]),
+        "3 buffers, 23 events\n EVENT_HEADER64        1\n  FULL_HEADER64       18\n       \
+         SYSTEM64        4\n"
+    );
+    let Some(path) = trace("net.4.5.2.x86.etl") else {
+        return;
+    };
+    assert_eq!(
+        run(&["etl", path.to_str().unwrap(), "--summary"]),
+        "276 buffers, 168298 events\n EVENT_HEADER32    39425\n EVENT_HEADER64     1073\n  \
+         FULL_HEADER32       73\n  FULL_HEADER64     8162\n     PERFINFO64   115091\n       \
+         SYSTEM32        2\n       SYSTEM64     4472\n"
+    );
+}
+
+/// The first line of `etl PATH --json`, the logfile header: the run is stopped once it is read
+/// (the rest of a large trace's output is for the cross-check script).
+fn first_line(path: &Path) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_etwc"))
+        .arg("etl")
+        .arg(path)
+        .arg("--json")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    // The process may already have ended; stopping it is only to save time.
+    let _ = child.kill();
+    child.wait().unwrap();
+    line
+}
+
+#[test]
+fn the_logfile_header_line_names_the_logger_and_counts_the_buffers() {
+    let expected = [
+        ("SelfDescribingSingleEvent.etl", "Relogger", 3),
+        ("gcevents.etl", "PerfViewSession", 5),
+        ("net.4.5.2.x64.etl", "Relogger", 360),
+        ("net.4.5.2.x86.etl", "Relogger", 276),
+        ("primitive-types.etl", "solar_system", 2),
+    ];
+    for (name, logger, buffers) in expected {
+        let Some(path) = trace(name) else { continue };
+        let first: Value = serde_json::from_str(&first_line(&path)).unwrap();
+        assert_eq!(first["kind"], json!("LOGFILE_HEADER"), "{name}");
+        assert_eq!(first["logger_name"], json!(logger), "{name}");
+        let header = &first["logfile_header"];
+        assert_eq!(header["buffers_written"], json!(buffers), "{name}");
+        assert_eq!(header["pointer_size"], json!(8), "{name}");
+        assert_eq!(first["system_header"]["header_type"], json!(2), "{name}");
+    }
+}
+
+#[test]
+fn every_event_of_a_small_trace_as_json() {
+    let Some(path) = trace("SelfDescribingSingleEvent.etl") else {
+        return;
+    };
+    let output = run(&["etl", path.to_str().unwrap(), "--json"]);
+    let lines: Vec<Value> = output
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 1 + 23);
+
+    let first = &lines[0];
+    assert_eq!(first["kind"], json!("LOGFILE_HEADER"));
+    assert_eq!(first["logger_name"], json!("Relogger"));
+    assert_eq!(first["log_file_name"], json!("[multiple files]"));
+    let header = &first["logfile_header"];
+    assert_eq!(header["buffer_size"], json!(65536));
+    assert_eq!(header["buffers_written"], json!(3));
+    assert_eq!(header["perf_freq"], json!(10_000_000));
+    assert_eq!(header["timer_resolution"], json!(156_250));
+    assert_eq!(header["reserved_flags"], json!(1));
+    assert_eq!(header["cpu_speed_in_mhz"], json!(3192));
+
+    // The classic events dissect.etl decoded in this trace: buffer 1, by offset.
+    let guid_a = "9b79ee91-b5fd-41c0-a243-4248e266e9d0";
+    let guid_b = "ed54dff8-c409-4cf6-bf83-05e1e61a09c4";
+    let expected = [
+        (80, 112, 33, 6_459_791_009_101i64, guid_a),
+        (192, 98, 34, 6_459_791_009_101, guid_a),
+        (400, 60, 35, 6_459_791_009_101, guid_a),
+        (1496, 460, 33, 6_459_824_663_701, guid_b),
+        (1960, 681, 35, 6_459_824_663_701, guid_b),
+        (2648, 4194, 37, 6_459_824_663_701, guid_b),
+    ];
+    for (offset, size, class_type, timestamp, guid) in expected {
+        let event = lines[1..]
+            .iter()
+            .find(|event| event["buffer"] == json!(1) && event["offset"] == json!(offset))
+            .unwrap_or_else(|| panic!("no event at buffer 1 offset {offset}"));
+        assert_eq!(event["kind"], json!("FULL_HEADER64"), "offset {offset}");
+        assert_eq!(event["size"], json!(size), "offset {offset}");
+        assert_eq!(event["header_type"], json!(20), "offset {offset}");
+        assert_eq!(event["marker_flags"], json!(192), "offset {offset}");
+        assert_eq!(event["class_type"], json!(class_type), "offset {offset}");
+        assert_eq!(event["class_level"], json!(0), "offset {offset}");
+        assert_eq!(event["class_version"], json!(0), "offset {offset}");
+        assert_eq!(event["timestamp"], json!(timestamp), "offset {offset}");
+        assert_eq!(event["guid"], json!(guid), "offset {offset}");
+        // The data follows the 0x30-byte header: Size - 0x30 bytes as hex.
+        let data = event["data"].as_str().unwrap();
+        assert_eq!(data.len(), (size - 0x30) * 2, "offset {offset}");
+    }
+    let kinds: Vec<&str> = lines[1..]
+        .iter()
+        .map(|event| event["kind"].as_str().unwrap())
+        .collect();
+    let count = |kind: &str| kinds.iter().filter(|each| **each == kind).count();
+    assert_eq!(count("FULL_HEADER64"), 18);
+    assert_eq!(count("SYSTEM64"), 4);
+    assert_eq!(count("EVENT_HEADER64"), 1);
+}
+
+#[test]
+fn every_event_of_a_small_trace_as_text() {
+    let Some(path) = trace("SelfDescribingSingleEvent.etl") else {
+        return;
+    };
+    let output = run(&["etl", path.to_str().unwrap()]);
+    let lines: Vec<&str> = output.lines().collect();
+    assert_eq!(lines.len(), 1 + 23);
+    assert_eq!(
+        lines[0],
+        "logfile header: logger \"Relogger\", file \"[multiple files]\", 64-bit logger, buffer \
+         size 65536, 3 buffers written, 0 events lost, 0 buffers lost, clock \
+         QUERY_PERFORMANCE_COUNTER, timer resolution 156250 (100 ns), start 132949636352722435, \
+         end 132949636386242009, perf freq 10000000"
+    );
+    assert_eq!(
+        lines[1],
+        "buffer    0 offset 0x00000 SYSTEM64        size   364"
+    );
+    assert_eq!(
+        lines[4],
+        "buffer    1 offset 0x00050 FULL_HEADER64   size   112  \
+         9b79ee91-b5fd-41c0-a243-4248e266e9d0 type 33 level 0 version 0 tid 0 pid 0 time \
+         6459791009101 cpu 0/0"
+    );
+}
