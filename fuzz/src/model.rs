@@ -2,21 +2,23 @@
 //! than from the library they check.
 //!
 //! Sources, cited next to each rule:
-//! - "LAYOUTS §…": `../shared/reference/LAYOUTS.md` (offsets compiled from mingw-w64
-//!   `evntrace.h`, ntwmi.h, the seed documents);
-//! - "EVENT-HEADERS §n": `../shared/reference/EVENT-HEADERS.md`;
+//! - "LAYOUTS §…": `shared/reference/LAYOUTS.md` beside the repository (offsets compiled from
+//!   mingw-w64 `evntrace.h`, ntwmi.h, the seed documents);
+//! - "EVENT-HEADERS §n": `shared/reference/EVENT-HEADERS.md` beside it;
 //! - "evntrace.h", "minwinbase.h": the public SDK declarations, for the two structs LAYOUTS.md
-//!   gives only the size of (`TRACE_LOGFILE_HEADER`, `TIME_ZONE_INFORMATION`);
+//!   does not lay out member by member (`TRACE_LOGFILE_HEADER`, of which it gives the sizes, and
+//!   `TIME_ZONE_INFORMATION`);
 //! - "[MS-XCA] 2.4.4": the Plain LZ77 decompression pseudo-code of the Xpress Compression
 //!   Algorithm specification;
 //! - "documented": a choice the library's rustdoc states where the sources above are silent
 //!   (for example, what ends a stream that the pseudo-code would read past).
 //!
-//! Every value is read here with `from_le_bytes` on bytes picked out by offset ("Everything is
-//! little-endian on the wire, whatever the host", LAYOUTS intro). Nothing in this module calls a
-//! decoding or checking function of `etw_classic`; the library's types appear only as the
-//! values compared against, built from their public fields or constructors (`Guid::from_fields`,
-//! `HeaderType(u8)`, the `Error` variants).
+//! Every expected value is computed here with `from_le_bytes` on bytes picked out by offset
+//! ("Everything is little-endian on the wire, whatever the host", LAYOUTS intro), without calling
+//! into `etw_classic`: the library's functions are called only on the values under test, to
+//! compare what they return with the model, and its types appear only as the values compared
+//! against, built from their public fields or constructors (`Guid::from_fields`, `HeaderType(u8)`,
+//! the `Error` variants).
 
 use etw_classic::{
     Bitness, BufferFlags, Class, Error, EventInstanceGuidHeader, EventInstanceHeader,
