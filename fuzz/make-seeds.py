@@ -24,12 +24,15 @@ With --perfview DIR (the PerfView traces, ../shared/data/perfview from the repos
 also writes seeds named perfview-* taken from the real traces: for trace_buffer_walk, the first
 buffer of each kind of each trace, decompressed when compressed; for etl_reader, each trace's
 first buffers up to the etl_reader max_len. Git ignores them; they are never committed, and the
-run replaces the perfview-* files it no longer writes.
+run replaces the perfview-* files it no longer writes. With ETW_REQUIRE_TRACES=1 in the
+environment, a run without --perfview, or with a DIR that holds no .etl file, is an error
+instead of a run from the committed seeds alone.
 """
 
 import argparse
 import hashlib
 import json
+import os
 import pathlib
 import struct
 
@@ -715,6 +718,14 @@ def main():
         help="also write untracked perfview-* seeds from the .etl files in DIR",
     )
     args = parser.parse_args()
+    if os.environ.get("ETW_REQUIRE_TRACES") == "1" and args.perfview is None:
+        parser.error("ETW_REQUIRE_TRACES=1: give --perfview DIR, the folder of the PerfView traces")
+    traces = None
+    if args.perfview is not None:
+        traces = sorted(args.perfview.glob("*.etl"))
+        if not traces:
+            # An error whether or not ETW_REQUIRE_TRACES is set: the folder was asked for.
+            raise SystemExit(f"no .etl file in {args.perfview}")
 
     write_corpus("fixed_headers", fixed_headers_seeds())
     write_corpus("class_roll_up", class_roll_up_seeds())
@@ -723,10 +734,7 @@ def main():
     write_corpus("plain_lz77", plain_lz77_seeds())
     write_corpus("trace_buffer_walk", trace_buffer_walk_seeds())
     write_corpus("etl_reader", etl_reader_seeds())
-    if args.perfview is not None:
-        traces = sorted(args.perfview.glob("*.etl"))
-        if not traces:
-            raise SystemExit(f"no .etl file in {args.perfview}")
+    if traces is not None:
         walk, files = perfview_seeds(traces)
         write_corpus("trace_buffer_walk", walk, prefix="perfview-")
         write_corpus("etl_reader", files, prefix="perfview-")

@@ -5,17 +5,21 @@
 # any run finds something (a law broken, a crash, a leak, a slow input); libFuzzer leaves the
 # input in fuzz/artifacts/<target>/.
 #
-# When ../shared/data/perfview exists (from the repository root), the perfview-* seeds are
-# regenerated from the real traces first. Run from the repository root:
+# The PerfView traces are looked for in $ETW_PERFVIEW_DIR, else in ../shared/data/perfview beside
+# the repository; when they are there, the perfview-* seeds are regenerated from them first.
+# When they are not, the runs start from the committed seeds only, or, with ETW_REQUIRE_TRACES=1,
+# the script stops with an error before building anything. Run from the repository root:
 #
 #     bash fuzz/run-all.sh
 #     FUZZ_SECONDS=300 bash fuzz/run-all.sh
+#     ETW_REQUIRE_TRACES=1 bash fuzz/run-all.sh
 set -euo pipefail
 
 fuzz_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo_root="$(dirname "$fuzz_dir")"
 seconds="${FUZZ_SECONDS:-30}"
-perfview="$repo_root/../shared/data/perfview"
+perfview="${ETW_PERFVIEW_DIR:-$repo_root/../shared/data/perfview}"
+require_traces="${ETW_REQUIRE_TRACES:-}"
 
 # The longest input each target is given (see README.md, "Input lengths").
 max_len() {
@@ -32,8 +36,13 @@ max_len() {
 cd "$fuzz_dir"
 if [[ -d "$perfview" ]]; then
     python3 make-seeds.py --perfview "$perfview"
+elif [[ "$require_traces" == 1 ]]; then
+    echo "ETW_REQUIRE_TRACES=1, but there is no folder $perfview with the PerfView traces;" \
+        "set ETW_PERFVIEW_DIR to it" >&2
+    exit 1
 else
-    echo "no $perfview: running from the committed seeds only"
+    echo "no $perfview: running from the committed seeds only" \
+        "(ETW_REQUIRE_TRACES=1 makes this an error)"
 fi
 
 cargo +nightly fuzz build

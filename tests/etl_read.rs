@@ -4,7 +4,8 @@
 //! the fields dissect.etl decoded.
 //!
 //! Traces are read from `$ETW_PERFVIEW_DIR`, else `../shared/data/perfview`; a missing trace is
-//! reported and skipped.
+//! reported and skipped, or fails the test with `ETW_REQUIRE_TRACES=1` (see
+//! `tests/common/mod.rs`). Under Miri the traces over 100 KB are skipped on purpose.
 
 use std::collections::BTreeMap;
 

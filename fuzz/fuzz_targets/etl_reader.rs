@@ -1,38 +1,38 @@
 //! Arbitrary bytes read as an .etl file: its buffers, its logfile header, and every buffer's
 //! events, compressed buffers decompressed into a fixed 64 KiB scratch array on the stack.
 //!
-//! Laws checked:
-//! - `EtlBuffers` yields buffers numbered 0, 1, 2... whose file offsets start at 0 and strictly
-//!   increase, each the next one's start (`BufferSize` bytes on); each buffer's bytes are the
-//!   file slice at its offset, `BufferSize` (at least 0x48) long, under the header read there,
-//!   and `EtlBuffer::parse` of the file from that offset gives the same buffer;
-//! - the walk ends without an error exactly at the end of the file; otherwise it ends with
-//!   `EtlBufferTruncated` or `EtlBufferSizeOutOfRange`, carrying a file offset inside the file
-//!   and the counts the bytes there give (the same error as `EtlBuffer::parse` there), and then
-//!   yields `None` for ever;
-//! - `EtlFile::parse` runs the documented steps (first buffer, `TraceBuffer::parse`, its first
-//!   event, `TraceLogfileHeader::parse_event`, `BufferSize` within `0x48..=MAX_BUFFER_SIZE`)
-//!   and fails with the error of the first step that fails; on success `buffers()` is the same
-//!   walk as `EtlBuffers::new` and the fields are those the steps read;
-//! - `EtlBuffer::trace_buffer` of an uncompressed buffer is `TraceBuffer::parse` of its bytes;
-//!   of a compressed one it is either the events decompressed to exactly `Offset - 0x48` bytes
-//!   (the same bytes a larger output gets), or `BufferOffsetOutOfRange` when `Offset` is below
-//!   0x48 or beyond the scratch, `DecompressedLengthMismatch` (with the buffer's file offset)
-//!   when the stream decodes to fewer bytes, or the decompressor's own error for the stream
-//!   into `Offset - 0x48` bytes, with an offset inside the stream (or at its end, for the length
-//!   bytes of a long match that are missing altogether);
+//! What the library gives is compared with reference models written from the layouts and
+//! rules (`etw_classic_fuzz::model`, citing `../shared/reference/LAYOUTS.md`,
+//! `EVENT-HEADERS.md` and [MS-XCA]):
+//! - `EtlBuffers` yields the buffers `model::etl_buffers` finds, each `BufferSize` (u32 @0,
+//!   at least 0x48) bytes after the previous one, numbered 0, 1, 2..., each the file slice at
+//!   its offset with its header decoded at the offsets of `WMI_BUFFER_HEADER`, and
+//!   `EtlBuffer::parse` of the file from that offset gives the same buffer; the walk ends
+//!   cleanly exactly at the end of the file, or with the same `EtlBufferTruncated` or
+//!   `EtlBufferSizeOutOfRange` as the rules, then yields `None` for ever;
+//! - `EtlFile::parse` gives what the rules' steps give (first buffer, its header and `Offset`,
+//!   its first event, the `SYSTEM` logfile header event with `HookId` 0, the
+//!   `TRACE_LOGFILE_HEADER` of the layout the header type names, the names after it, a
+//!   `BufferSize` within `0x48..=MAX_BUFFER_SIZE`): each member read at its offset on success,
+//!   otherwise one of the errors the failing step allows; `buffers()` is the same walk as
+//!   `EtlBuffers::new`;
+//! - `EtlBuffer::trace_buffer` of an uncompressed buffer is `model::trace_buffer`; of a
+//!   compressed one, the stream after the header decoded by the rules of [MS-XCA] 2.4.4
+//!   (`model::lz77`) into `Offset - 0x48` bytes: the same events when it fills them exactly,
+//!   `DecompressedLengthMismatch` (with the buffer's file offset) when it decodes to fewer,
+//!   one of the errors the rules allow for a corrupt stream, or `BufferOffsetOutOfRange` when
+//!   `Offset` is below 0x48 or beyond the scratch;
 //! - every buffer's events are then walked, delivered and added to one instance tree across
-//!   the file, with the laws of `trace_buffer_walk`.
+//!   the file, with the checks of `trace_buffer_walk`.
 //!
 //! Inputs are meant to be run with `-max_len=262144`: room for the logfile buffer and a few
 //! real 64 KiB buffers, or for a dozen compressed ones.
 #![no_main]
 
-use etw_classic::plain_lz77::decompress;
 use etw_classic::{
-    Error, EtlBuffer, EtlBuffers, EtlFile, TraceBuffer, TraceLogfileHeader, WmiBufferHeader,
-    MAX_BUFFER_SIZE,
+    Bitness, Error, EtlBuffer, EtlBuffers, EtlFile, TraceBuffer, TraceLogfileHeader,
 };
+use etw_classic_fuzz::model::{self, le32, BUFFER_HEADER_LEN, MAX_BUFFER_SIZE};
 use etw_classic_fuzz::{check_buffer, TreeCheck};
 use libfuzzer_sys::fuzz_target;
 
@@ -41,82 +41,55 @@ const SCRATCH: usize = 64 << 10;
 /// Instances the tree has room for, across the whole file.
 const TREE_CAPACITY: usize = 16;
 
-/// Walks `EtlBuffers::new(data)`; returns the buffers and the error it ended with.
+/// Walks `EtlBuffers::new(data)` against `model::etl_buffers`; returns the buffers and the
+/// error the walk ended with.
 fn check_buffers(data: &[u8]) -> (Vec<EtlBuffer<'_>>, Option<Error>) {
+    let (expected, expected_end) = model::etl_buffers(data);
     let mut walk = EtlBuffers::new(data);
     let mut buffers: Vec<EtlBuffer<'_>> = Vec::new();
-    let mut next_offset = 0;
     loop {
         match walk.next() {
             None => {
-                assert_eq!(next_offset, data.len(), "the walk ended inside the file");
+                assert_eq!(buffers.len(), expected.len(), "the walk ended early");
+                assert_eq!(
+                    expected_end, None,
+                    "the walk ended without the rules' error"
+                );
                 assert!(walk.next().is_none());
                 return (buffers, None);
             }
             Some(Ok(buffer)) => {
-                let at = buffer.file_offset;
-                assert_eq!(buffer.index, buffers.len());
-                assert_eq!(at, next_offset, "buffers do not follow each other");
-                if let Some(previous) = buffers.last() {
-                    assert!(
-                        at > previous.file_offset,
-                        "offsets do not strictly increase"
-                    );
-                }
-                let len = buffer.header.buffer_size as usize;
-                assert!(len >= WmiBufferHeader::LEN && at + len <= data.len());
-                assert_eq!(buffer.bytes.len(), len);
+                let &(at, size) = expected
+                    .get(buffers.len())
+                    .unwrap_or_else(|| panic!("a buffer the rules do not find: {buffer:?}"));
+                assert_eq!((buffer.index, buffer.file_offset), (buffers.len(), at));
+                assert_eq!(buffer.bytes.len(), size);
                 assert_eq!(
                     buffer.bytes.as_ptr(),
                     data[at..].as_ptr(),
                     "the buffer is not the file's bytes at its offset"
                 );
-                assert_eq!(
-                    buffer.header,
-                    WmiBufferHeader::from_bytes(buffer.bytes[..0x48].try_into().unwrap())
-                );
+                model::check_wmi_buffer_header(&buffer.header, buffer.bytes);
                 assert_eq!(
                     buffer.is_compressed(),
-                    buffer.header.buffer_flag.0 & 0x40 != 0
+                    model::le16(buffer.bytes, 0x34) & model::BUFFER_FLAG_COMPRESSED != 0
                 );
                 assert_eq!(EtlBuffer::parse(&data[at..], buffer.index, at), Ok(buffer));
-                next_offset = at + len;
                 buffers.push(buffer);
             }
             Some(Err(error)) => {
-                let at = next_offset;
-                assert!(at < data.len(), "{error:?} past the end of the file");
-                let rest = &data[at..];
-                match error {
-                    Error::EtlBufferTruncated {
-                        file_offset,
-                        needed,
-                        available,
-                    } => {
-                        assert_eq!((file_offset, needed), (at, WmiBufferHeader::LEN));
-                        assert_eq!(available, rest.len());
-                        assert!(available < needed);
-                    }
-                    Error::EtlBufferSizeOutOfRange {
-                        file_offset,
-                        buffer_size,
-                        min,
-                        max,
-                    } => {
-                        assert_eq!(
-                            (file_offset, min, max),
-                            (at, WmiBufferHeader::LEN, rest.len())
-                        );
-                        assert_eq!(
-                            buffer_size,
-                            u32::from_le_bytes(rest[..4].try_into().unwrap())
-                        );
-                        let size = buffer_size as usize;
-                        assert!(size < min || size > max, "{error:?}: the size fits");
-                    }
+                assert_eq!(
+                    buffers.len(),
+                    expected.len(),
+                    "{error:?} before the rules' end"
+                );
+                assert_eq!(Some(error), expected_end, "the walk's error");
+                let at = match error {
+                    Error::EtlBufferTruncated { file_offset, .. }
+                    | Error::EtlBufferSizeOutOfRange { file_offset, .. } => file_offset,
                     other => panic!("not an error of the buffer walk: {other:?}"),
-                }
-                assert_eq!(EtlBuffer::parse(rest, buffers.len(), at), Err(error));
+                };
+                assert_eq!(EtlBuffer::parse(&data[at..], buffers.len(), at), Err(error));
                 assert!(walk.next().is_none(), "the walk went on after an error");
                 assert!(walk.next().is_none(), "the walk went on after an error");
                 return (buffers, Some(error));
@@ -125,47 +98,88 @@ fn check_buffers(data: &[u8]) -> (Vec<EtlBuffer<'_>>, Option<Error>) {
     }
 }
 
-/// `EtlFile::parse`: the documented steps, each failing with its own error.
-fn check_file(data: &[u8], buffers: &[EtlBuffer<'_>], end: Option<Error>) {
-    let result = EtlFile::parse(data);
-    let steps = || {
-        let first = match (buffers.first(), end) {
-            (Some(first), _) => *first,
-            (None, Some(error)) => return Err(error),
-            (None, None) => {
-                // Only an empty file has no buffer and no error.
-                assert!(data.is_empty());
-                return Err(Error::EtlBufferTruncated {
-                    file_offset: 0,
-                    needed: WmiBufferHeader::LEN,
-                    available: 0,
-                });
-            }
-        };
-        let walk = TraceBuffer::parse(first.bytes)?;
-        let event = walk
-            .events()
-            .next()
-            .unwrap_or(Err(Error::MissingLogfileHeader))?;
-        let (system, logfile, names, _) = TraceLogfileHeader::parse_event(event.bytes)?;
-        let size = logfile.buffer_size() as usize;
-        if !(WmiBufferHeader::LEN..=MAX_BUFFER_SIZE).contains(&size) {
-            return Err(Error::LogfileBufferSizeOutOfRange {
-                buffer_size: logfile.buffer_size(),
-                min: WmiBufferHeader::LEN,
-                max: MAX_BUFFER_SIZE,
-            });
-        }
-        Ok((first.header, system, logfile, names))
+/// The first buffer's bytes, the logfile header event's bytes, and its split.
+type FileParts<'a> = (&'a [u8], &'a [u8], model::LogfileEvent<'a>);
+
+/// What the rules' steps make of the file, or the errors the failing step allows.
+fn file_steps(data: &[u8]) -> Result<FileParts<'_>, Vec<Error>> {
+    // The first buffer, by the buffer walk's rules; an empty file has none.
+    let (buffers, end) = model::etl_buffers(data);
+    let Some(&(_, size)) = buffers.first() else {
+        let error = end.unwrap_or(Error::EtlBufferTruncated {
+            file_offset: 0,
+            needed: BUFFER_HEADER_LEN,
+            available: 0,
+        });
+        return Err(vec![error]);
     };
-    match (result, steps()) {
-        (Ok(file), Ok((first, system, logfile, names))) => {
-            assert_eq!(file.first_buffer, first);
-            assert_eq!(file.system_header, system);
-            assert_eq!(file.logfile_header, logfile);
-            assert_eq!(file.names, names);
-            assert_eq!(file.bitness(), logfile.bitness());
-            assert_eq!(file.buffer_size(), logfile.buffer_size() as usize);
+    let first = &data[..size];
+    // Its events up to Offset, walked in place.
+    let offset = model::trace_buffer(first).map_err(|error| vec![error])?;
+    let events = &first[BUFFER_HEADER_LEN..offset];
+    // "The first buffer's first event is a SYSTEM header ... carrying TRACE_LOGFILE_HEADER"
+    // (LAYOUTS §Trace buffers): the walk's first item.
+    let (walked, walk_end) = model::walk(events);
+    let event = match (walked.first(), walk_end) {
+        (Some(event), _) => &events[..usize::from(event.size)],
+        (None, Some(error)) => return Err(vec![error]),
+        (None, None) => return Err(vec![Error::MissingLogfileHeader]),
+    };
+    let logfile = model::logfile_event(event)?;
+    // BufferSize (u32 @0 of TRACE_LOGFILE_HEADER) must hold a buffer header and stay within the
+    // documented MAX_BUFFER_SIZE.
+    let buffer_size = le32(logfile.data, 0);
+    let size = buffer_size as usize;
+    if !(BUFFER_HEADER_LEN..=MAX_BUFFER_SIZE).contains(&size) {
+        return Err(vec![Error::LogfileBufferSizeOutOfRange {
+            buffer_size,
+            min: BUFFER_HEADER_LEN,
+            max: MAX_BUFFER_SIZE,
+        }]);
+    }
+    Ok((first, event, logfile))
+}
+
+/// `EtlFile::parse` against the rules' steps.
+fn check_file(data: &[u8], buffers: &[EtlBuffer<'_>], end: Option<Error>) {
+    match (EtlFile::parse(data), file_steps(data)) {
+        (Ok(file), Ok((first, event, logfile))) => {
+            model::check_wmi_buffer_header(&file.first_buffer, first);
+            model::check_system_trace_header(&file.system_header, event);
+            let layout = model::logfile_layout(logfile.bitness);
+            match (file.logfile_header, logfile.bitness) {
+                (TraceLogfileHeader::Bits32(header), Bitness::Bits32) => {
+                    model::check_logfile_header32(&header, logfile.data)
+                }
+                (TraceLogfileHeader::Bits64(header), Bitness::Bits64) => {
+                    model::check_logfile_header64(&header, logfile.data)
+                }
+                (header, bitness) => panic!("{header:?} for a {bitness:?} logger"),
+            }
+            assert_eq!(file.bitness(), logfile.bitness);
+            assert_eq!(file.buffer_size(), le32(logfile.data, 0) as usize);
+
+            let names_bytes = &logfile.data[layout.len..];
+            let names = model::names(names_bytes);
+            assert!(file
+                .names
+                .logger_name
+                .units()
+                .eq(names.logger.iter().copied()));
+            assert!(file
+                .names
+                .log_file_name
+                .units()
+                .eq(names.file.iter().copied()));
+            assert_eq!(file.names.terminated, names.terminated);
+            assert_eq!(file.names.rest.len(), names_bytes.len() - names.rest_at);
+            if names.terminated {
+                assert_eq!(
+                    file.names.rest.as_ptr(),
+                    names_bytes[names.rest_at..].as_ptr()
+                );
+            }
+
             let again: Vec<_> = file.buffers().collect();
             let expected: Vec<_> = buffers
                 .iter()
@@ -175,19 +189,17 @@ fn check_file(data: &[u8], buffers: &[EtlBuffer<'_>], end: Option<Error>) {
                 .collect();
             assert_eq!(again, expected, "buffers() is not the walk of the file");
         }
-        (Err(error), Err(expected)) => {
-            assert_eq!(error, expected, "EtlFile::parse failed at another step");
-            if let Error::EtlBufferTruncated { file_offset, .. }
-            | Error::EtlBufferSizeOutOfRange { file_offset, .. } = error
-            {
-                assert_eq!(file_offset, 0);
-            }
+        (Err(error), Err(allowed)) => {
+            assert!(
+                allowed.contains(&error),
+                "EtlFile::parse: {error:?}, rules: {allowed:?}"
+            );
         }
-        (result, expected) => panic!("EtlFile::parse gave {result:?}, the steps {expected:?}"),
+        (result, expected) => panic!("EtlFile::parse gave {result:?}, the rules {expected:?}"),
     }
 }
 
-/// `EtlBuffer::trace_buffer` into `scratch`; returns the buffer ready to walk.
+/// `EtlBuffer::trace_buffer` into `scratch`, against the rules; returns the buffer ready to walk.
 fn check_trace_buffer<'b>(
     buffer: &EtlBuffer<'b>,
     scratch: &'b mut [u8],
@@ -195,79 +207,71 @@ fn check_trace_buffer<'b>(
     let scratch_len = scratch.len();
     let result = buffer.trace_buffer(scratch);
     if !buffer.is_compressed() {
-        assert_eq!(result, TraceBuffer::parse(buffer.bytes));
-        if let Ok(walk) = &result {
-            assert_eq!(
-                walk.event_bytes().as_ptr(),
-                buffer.bytes[WmiBufferHeader::LEN..].as_ptr()
-            );
+        match model::trace_buffer(buffer.bytes) {
+            Ok(end) => {
+                let walk = result.expect("a buffer the rules accept");
+                let events = walk.event_bytes();
+                assert_eq!(events.as_ptr(), buffer.bytes[BUFFER_HEADER_LEN..].as_ptr());
+                assert_eq!(events.len(), end - BUFFER_HEADER_LEN);
+                return Some(walk);
+            }
+            Err(expected) => {
+                assert_eq!(result.err(), Some(expected), "trace_buffer of {buffer:?}");
+                return None;
+            }
         }
-        return result.ok();
     }
 
-    let stream = &buffer.bytes[WmiBufferHeader::LEN..];
-    let offset = buffer.header.offset as usize;
-    let expected = offset.checked_sub(WmiBufferHeader::LEN);
-    let in_range = expected.filter(|&expected| expected <= scratch_len);
-    let Some(expected) = in_range else {
+    // "SavedOffset @0x04 and Offset @0x30 both equal 0x48 + the decompressed length", and the
+    // header is stored uncompressed (EVENT-HEADERS §8).
+    let stream = &buffer.bytes[BUFFER_HEADER_LEN..];
+    let offset = le32(buffer.bytes, 0x30);
+    let expected_len = (offset as usize).checked_sub(BUFFER_HEADER_LEN);
+    let Some(expected_len) = expected_len.filter(|&len| len <= scratch_len) else {
         assert_eq!(
-            result,
-            Err(Error::BufferOffsetOutOfRange {
-                offset: buffer.header.offset,
-                min: WmiBufferHeader::LEN,
-                max: WmiBufferHeader::LEN + scratch_len,
+            result.err(),
+            Some(Error::BufferOffsetOutOfRange {
+                offset,
+                min: BUFFER_HEADER_LEN,
+                max: BUFFER_HEADER_LEN + scratch_len,
             })
         );
         return None;
     };
-    // The same stream into exactly the room `Offset` gives, and into more.
-    let mut exact = vec![0; expected];
-    let exact_result = decompress(stream, &mut exact);
-    let mut larger = vec![0; expected + 64];
-    let larger_result = decompress(stream, &mut larger);
-    match result {
-        Ok(walk) => {
-            assert_eq!(walk.header, buffer.header);
+    let decoded = model::lz77(stream, expected_len);
+    match (result, decoded.end) {
+        (Ok(walk), Ok(())) if decoded.output.len() == expected_len => {
+            model::check_wmi_buffer_header(&walk.header, buffer.bytes);
             assert_eq!(
-                walk.event_bytes().len(),
-                expected,
-                "not the length Offset says"
+                walk.event_bytes(),
+                &decoded.output[..],
+                "the decompressed events"
             );
-            assert_eq!(exact_result, Ok(expected));
-            assert_eq!(larger_result, Ok(expected));
-            assert_eq!(walk.event_bytes(), &larger[..expected]);
             Some(walk)
         }
-        Err(Error::DecompressedLengthMismatch {
-            file_offset,
-            expected: claimed,
-            found,
-        }) => {
+        (
+            Err(Error::DecompressedLengthMismatch {
+                file_offset,
+                expected,
+                found,
+            }),
+            Ok(()),
+        ) if decoded.output.len() < expected_len => {
             assert_eq!(file_offset, buffer.file_offset);
-            assert_eq!(claimed, expected);
-            assert!(found < expected);
-            assert_eq!(exact_result, Ok(found));
+            assert_eq!((expected, found), (expected_len, decoded.output.len()));
             None
         }
-        Err(error) => {
-            assert_eq!(exact_result, Err(error), "not the decompressor's error");
-            let at = match error {
-                Error::Lz77FlagsTruncated { offset, .. }
-                | Error::Lz77MatchTruncated { offset, .. }
-                | Error::Lz77LengthTruncated { offset, .. }
-                | Error::Lz77LengthBelowMinimum { offset, .. }
-                | Error::Lz77DistanceBeforeStart { offset, .. }
-                | Error::Lz77OutputTooSmall { offset, .. } => offset,
-                other => panic!("not an error of a compressed buffer: {other:?}"),
-            };
-            // Inside the stream, or at its end for length bytes that are missing altogether.
-            let at_end_allowed = matches!(error, Error::Lz77LengthTruncated { available: 0, .. });
+        (Err(error), Err(allowed)) => {
             assert!(
-                at < stream.len() || (at == stream.len() && at_end_allowed),
-                "{error:?}: offset outside the stream"
+                allowed.contains(&error),
+                "trace_buffer: {error:?}, rules: {allowed:?}"
             );
             None
         }
+        (result, end) => panic!(
+            "trace_buffer gave {result:?}; the rules decode {} of {expected_len} bytes, {end:?}",
+            decoded.output.len()
+        ),
     }
 }
 
@@ -279,7 +283,7 @@ fuzz_target!(|data: &[u8]| {
     let mut tree = TreeCheck::<TREE_CAPACITY>::new();
     for buffer in &buffers {
         if let Some(walk) = check_trace_buffer(buffer, &mut scratch) {
-            check_buffer(&walk, &mut tree);
+            check_buffer(&walk, &buffer.bytes[..BUFFER_HEADER_LEN], &mut tree);
         }
     }
     tree.check_queries();

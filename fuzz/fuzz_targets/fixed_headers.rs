@@ -1,38 +1,41 @@
-//! Every fixed-layout struct decoded from, and encoded back to, the same arbitrary bytes.
+//! Every fixed-layout struct decoded from, and encoded back to, the same arbitrary bytes, and
+//! compared with reference models written from the layouts (`etw_classic_fuzz::model`, citing
+//! `../shared/reference/LAYOUTS.md` and the SDK declarations).
 //!
-//! Laws checked for each layout, on the one input:
+//! Checked for each layout, on the one input:
+//! - its length is the one its table gives; `from_bytes` decodes every member from the
+//!   little-endian bytes at the member's offset (every view of every union included), so a
+//!   member at a wrong offset, of a wrong width or in the wrong byte order is a finding;
 //! - `to_bytes(from_bytes(b)) == b` and `from_bytes(to_bytes(v)) == v`;
 //! - `parse` of an input shorter than the struct is `Error::Truncated` with the exact lengths;
 //! - `parse` of a long enough input gives `from_bytes` of its prefix and exactly the bytes after
 //!   it, and `emit` of the result writes the prefix back and leaves the rest of the output alone;
 //! - `emit` into a too-short output is `Error::OutputTooSmall` and writes nothing;
 //! - for the three headers read from trace buffers (`EventTraceHeader`,
-//!   `EventInstanceGuidHeader`, `SystemTraceHeader`), `parse` succeeds exactly when the marker
-//!   flags, header type and `Size` are valid, its errors name a real violation, and `parse_event`
-//!   splits `Size` bytes off the input;
+//!   `EventInstanceGuidHeader`, `SystemTraceHeader`), `parse` succeeds exactly when the rules
+//!   accept the bytes (marker flags 0xC0 in byte 3, one of the layout's two header types in byte
+//!   2, a `Size` that covers the header), fails with a violation the bytes really have, and
+//!   `parse_event` splits `Size` bytes off the input;
 //! - the enums `EventTrace`, `EventInstanceInfo` and `TraceLogfileHeader` are the struct of the
 //!   bitness asked for, with the same bytes, and `emit` of a too-small output writes nothing;
-//! - `TraceLogfileHeader::parse_event` is `SystemTraceHeader::parse_event`, then a `HookId` of
-//!   0, then the layout `SYSTEM32`/`SYSTEM64` names parsed from the event data, then
-//!   `LogfileNames::parse` of the data after it; each step's error is its own;
-//! - `LogfileNames::parse` of any bytes never panics, and its names are code units of the input
-//!   at the positions its NULs give; `rest` is the input's tail after the second NUL;
-//! - `TimeZoneInformation` and `SystemTime` are lossless both ways, and the name strings stop at
-//!   the first NUL;
-//! - the layouts that share leading bytes decode those bytes to the same members, and the
-//!   structs inside others (`TimeZoneInformation`, `SystemTime`, `BufferContext`) decode alike
-//!   on their own.
+//! - `TraceLogfileHeader::parse_event` gives what the rules' steps give: a valid `SYSTEM32` or
+//!   `SYSTEM64` header whose `Size` fits, `HookId` 0, the layout the header type names within
+//!   `Size`, then the two NUL-terminated UTF-16 names; or an error that step allows;
+//! - `LogfileNames::parse` of any bytes reads the names as the model does;
+//! - `TimeZoneInformation` and `SystemTime` decode at their offsets, are lossless both ways, and
+//!   their name strings stop at the first NUL.
 #![no_main]
 
 use core::fmt::Debug;
 
 use etw_classic::{
-    Bitness, BufferContext, Error, EventInstanceGuidHeader, EventInstanceHeader, EventInstanceInfo,
+    Bitness, Error, EventInstanceGuidHeader, EventInstanceHeader, EventInstanceInfo,
     EventInstanceInfo32, EventInstanceInfo64, EventTrace, EventTrace32, EventTrace64,
-    EventTraceHeader, HeaderType, Layout, LogfileNames, MarkerFlags, MofField, SystemTime,
-    SystemTraceHeader, TimeZoneInformation, TraceLogfileHeader, TraceLogfileHeader32,
-    TraceLogfileHeader64, WmiBufferHeader,
+    EventTraceHeader, Layout, LogfileNames, MofField, SystemTime, SystemTraceHeader,
+    TimeZoneInformation, TraceLogfileHeader, TraceLogfileHeader32, TraceLogfileHeader64,
+    WmiBufferHeader,
 };
+use etw_classic_fuzz::model::{self, Wire};
 use libfuzzer_sys::fuzz_target;
 
 /// Byte the output buffers are filled with before `emit`, to see what it wrote.
@@ -40,33 +43,34 @@ const FILL: u8 = 0xA5;
 /// Spare output bytes after the struct in the `emit` checks.
 const SPARE: usize = 7;
 /// The longest layout; every buffer below lives on the stack.
-const MAX_LEN: usize = TraceLogfileHeader64::LEN;
+const MAX_LEN: usize = 0x118;
 
 /// The entry points every fixed-layout struct has, under names of their own so that the calls
-/// below always reach the crate's inherent functions.
+/// below always reach the crate's inherent functions, and the model of its layout.
 trait Fixed: Copy + PartialEq + Debug {
+    /// The length its table gives.
+    const RULE_LEN: usize;
+    /// The library's `LEN`.
     const BYTES: usize;
     const WHICH: Layout;
+    /// The wire checks `parse` makes, for the headers read from trace buffers.
+    const WIRE: Option<Wire>;
     fn decode(prefix: &[u8]) -> Self;
     /// `to_bytes`, copied to the front of `out`.
     fn encode(&self, out: &mut [u8; MAX_LEN]);
     fn parse_prefix(input: &[u8]) -> Result<(Self, &[u8]), Error>;
     fn emit_into<'o>(&self, out: &'o mut [u8]) -> Result<&'o mut [u8], Error>;
-    /// Whether `parse` must accept these bytes: true for the structs it only length-checks.
-    fn wire_valid(&self) -> bool {
-        true
-    }
-    /// Whether `error` names a wire check these bytes really fail.
-    fn wire_violation(&self, _error: &Error) -> bool {
-        false
-    }
+    /// The model: every member equals the little-endian bytes at its offset in `b`.
+    fn check_fields(&self, b: &[u8]);
 }
 
 macro_rules! fixed {
-    ($($ty:ident),* $(,)?) => {$(
+    ($($ty:ident: $len:literal, $check:path, $wire:expr;)*) => {$(
         impl Fixed for $ty {
+            const RULE_LEN: usize = $len;
             const BYTES: usize = $ty::LEN;
             const WHICH: Layout = $ty::LAYOUT;
+            const WIRE: Option<Wire> = $wire;
             fn decode(prefix: &[u8]) -> Self {
                 $ty::from_bytes(prefix.try_into().expect("prefix has the struct's length"))
             }
@@ -79,111 +83,42 @@ macro_rules! fixed {
             fn emit_into<'o>(&self, out: &'o mut [u8]) -> Result<&'o mut [u8], Error> {
                 $ty::emit(self, out)
             }
-            wire_rules!($ty);
+            fn check_fields(&self, b: &[u8]) {
+                $check(self, b)
+            }
         }
     )*};
 }
 
-/// The wire checks of the three headers found in trace buffers, stated independently of the
-/// order in which `parse` makes them: the header's (marker flags, header type, `Size`) and the
-/// two header types it is written with.
-macro_rules! wire_rules {
-    (EventTraceHeader) => {
-        wire_rules!(
-            |h: &Self| (h.marker_flags, h.header_type, h.size),
-            [HeaderType::FULL_HEADER32, HeaderType::FULL_HEADER64]
-        );
-    };
-    (EventInstanceGuidHeader) => {
-        wire_rules!(
-            |h: &Self| (h.header.marker_flags, h.header.header_type, h.header.size),
-            [HeaderType::INSTANCE32, HeaderType::INSTANCE64]
-        );
-    };
-    (SystemTraceHeader) => {
-        wire_rules!(
-            |h: &Self| (h.flags, h.header_type, h.size),
-            [HeaderType::SYSTEM32, HeaderType::SYSTEM64]
-        );
-    };
-    (|$h:ident: &Self| $marker:expr, $allowed:expr) => {
-        fn wire_valid(&self) -> bool {
-            let $h = self;
-            header_valid($marker, $allowed, Self::LEN)
-        }
-        fn wire_violation(&self, error: &Error) -> bool {
-            let $h = self;
-            header_violation($marker, Self::LAYOUT, $allowed, Self::LEN, error)
-        }
-    };
-    ($other:ident) => {};
+// Lengths: LAYOUTS §EVENT_TRACE_HEADER (0x30), §EVENT_INSTANCE_HEADER (0x38),
+// §EVENT_INSTANCE_GUID_HEADER (0x48), §EVENT_TRACE (0x58 on both), §Small structs
+// (EVENT_INSTANCE_INFO 8 / 16, MOF_FIELD 16, TRACE_LOGFILE_HEADER 0x110 / 0x118), §Trace buffers
+// (WMI_BUFFER_HEADER 0x48), §The first four bytes (SYSTEM header 0x20).
+fixed! {
+    EventTraceHeader: 0x30, model::check_event_trace_header, Some(Wire::Full);
+    EventInstanceHeader: 0x38, model::check_event_instance_header, None;
+    EventInstanceGuidHeader: 0x48, model::check_event_instance_guid_header, Some(Wire::Instance);
+    EventTrace32: 0x58, model::check_event_trace32, None;
+    EventTrace64: 0x58, model::check_event_trace64, None;
+    EventInstanceInfo32: 8, model::check_instance_info32, None;
+    EventInstanceInfo64: 16, model::check_instance_info64, None;
+    MofField: 16, model::check_mof_field, None;
+    WmiBufferHeader: 0x48, model::check_wmi_buffer_header, None;
+    SystemTraceHeader: 0x20, model::check_system_trace_header, Some(Wire::System);
+    TraceLogfileHeader32: 0x110, model::check_logfile_header32, None;
+    TraceLogfileHeader64: 0x118, model::check_logfile_header64, None;
 }
 
-fixed!(
-    EventTraceHeader,
-    EventInstanceHeader,
-    EventInstanceGuidHeader,
-    EventTrace32,
-    EventTrace64,
-    EventInstanceInfo32,
-    EventInstanceInfo64,
-    MofField,
-    WmiBufferHeader,
-    SystemTraceHeader,
-    TraceLogfileHeader32,
-    TraceLogfileHeader64,
-);
-
-/// The first four bytes and `Size` of a header read from a trace buffer.
-type Marker = (MarkerFlags, HeaderType, u16);
-
-fn header_valid((flags, header_type, size): Marker, allowed: [HeaderType; 2], len: usize) -> bool {
-    flags.contains(MarkerFlags::EVENT_TRACE_HEADER)
-        && allowed.contains(&header_type)
-        && usize::from(size) >= len
-}
-
-fn header_violation(
-    (flags, header_type, header_size): Marker,
-    layout: Layout,
-    allowed: [HeaderType; 2],
-    len: usize,
-    error: &Error,
-) -> bool {
-    match *error {
-        Error::NotATraceHeader {
-            layout: which,
-            found,
-        } => which == layout && found == flags && !found.contains(MarkerFlags::EVENT_TRACE_HEADER),
-        Error::WrongHeaderType {
-            layout: which,
-            expected_32,
-            expected_64,
-            found,
-        } => {
-            which == layout
-                && [expected_32, expected_64] == allowed
-                && found == header_type
-                && !allowed.contains(&found)
-        }
-        Error::SizeBelowHeader {
-            layout: which,
-            header_len,
-            size,
-        } => which == layout && header_len == len && size == header_size && usize::from(size) < len,
-        _ => false,
-    }
-}
-
-/// Checks the laws every fixed layout obeys on `data`; returns the value `parse` gave, if any.
-fn check_layout<T: Fixed>(data: &[u8]) -> Option<T> {
-    let len = T::BYTES;
+/// Checks the laws and the model of one fixed layout on `data`.
+fn check_layout<T: Fixed>(data: &[u8]) {
+    let len = T::RULE_LEN;
     assert_eq!(
-        T::WHICH.byte_len(),
+        T::BYTES,
         len,
-        "{:?}: LEN and Layout disagree",
+        "{:?}: LEN is not the table's length",
         T::WHICH
     );
+    assert_eq!(T::WHICH.byte_len(), len, "{:?}: Layout::byte_len", T::WHICH);
 
     let Some(prefix) = data.get(..len) else {
         let error = T::parse_prefix(data).expect_err("parse accepted an input shorter than LEN");
@@ -195,11 +130,12 @@ fn check_layout<T: Fixed>(data: &[u8]) -> Option<T> {
                 found: data.len(),
             }
         );
-        return None;
+        return;
     };
 
-    // Lossless both ways.
+    // Every member at its offset, then lossless both ways.
     let value = T::decode(prefix);
+    value.check_fields(prefix);
     let mut encoded = [0; MAX_LEN];
     value.encode(&mut encoded);
     let encoded = &encoded[..len];
@@ -245,13 +181,13 @@ fn check_layout<T: Fixed>(data: &[u8]) -> Option<T> {
     );
     assert_eq!(&roomy[..len], prefix);
 
-    match T::parse_prefix(data) {
-        Ok((parsed, rest)) => {
-            assert!(
-                value.wire_valid(),
-                "{:?}: parse accepted {value:?}",
-                T::WHICH
-            );
+    // What `parse` must do: the wire checks for the buffer headers, a length check otherwise.
+    let expected = match T::WIRE {
+        Some(wire) => wire.parse(data),
+        None => Ok(len),
+    };
+    match (T::parse_prefix(data), expected) {
+        (Ok((parsed, rest)), Ok(_)) => {
             assert_eq!(
                 parsed,
                 value,
@@ -259,12 +195,7 @@ fn check_layout<T: Fixed>(data: &[u8]) -> Option<T> {
                 T::WHICH
             );
             assert_eq!(rest.len(), data.len() - len);
-            assert_eq!(
-                rest.as_ptr(),
-                data[len..].as_ptr(),
-                "{:?}: rest is not the tail",
-                T::WHICH
-            );
+            assert_eq!(rest.as_ptr(), data[len..].as_ptr(), "{:?}: rest", T::WHICH);
             let mut fresh = [0; MAX_LEN];
             let fresh = &mut fresh[..len];
             let left = parsed
@@ -272,87 +203,53 @@ fn check_layout<T: Fixed>(data: &[u8]) -> Option<T> {
                 .expect("emit into exactly LEN bytes");
             assert!(left.is_empty());
             assert_eq!(&*fresh, prefix, "{:?}: emit(parse(b)) != b", T::WHICH);
-            Some(parsed)
         }
-        Err(error) => {
-            assert!(
-                !value.wire_valid(),
-                "{:?}: parse rejected a valid header with {error:?}",
-                T::WHICH
+        (Err(error), Err(allowed)) => assert!(
+            allowed.contains(&error),
+            "{:?}: {error:?}, the rules: {allowed:?}",
+            T::WHICH
+        ),
+        (result, expected) => panic!(
+            "{:?}: parse gave {result:?}, the rules {expected:?}",
+            T::WHICH
+        ),
+    }
+}
+
+/// `parse_event` of a header found in trace buffers against [`Wire::parse_event`]: `Size` bytes
+/// split off the input, or an error the rules allow.
+fn check_event<T: Fixed>(data: &[u8], parse_event: ParseEvent<T>) {
+    let wire = T::WIRE.expect("a header read from trace buffers");
+    match (parse_event(data), wire.parse_event(data)) {
+        (Ok((header, event_data, rest)), Ok(size)) => {
+            assert_eq!(
+                header,
+                T::decode(&data[..wire.header_len()]),
+                "{wire:?}: parse_event"
             );
-            assert!(
-                value.wire_violation(&error),
-                "{:?}: error {error:?} names no real violation of {value:?}",
-                T::WHICH
-            );
-            None
+            assert_eq!(event_data, &data[wire.header_len()..size]);
+            assert_eq!(event_data.as_ptr(), data[wire.header_len()..].as_ptr());
+            assert_eq!(rest.len(), data.len() - size);
+            assert_eq!(rest.as_ptr(), data[size..].as_ptr());
         }
+        (Err(error), Err(allowed)) => assert!(
+            allowed.contains(&error),
+            "{wire:?}: parse_event gave {error:?}, the rules: {allowed:?}"
+        ),
+        (result, expected) => panic!(
+            "{wire:?}: parse_event gave {:?}, the rules {expected:?}",
+            result.map(|(header, _, _)| header)
+        ),
     }
 }
 
 /// `parse_event` of a header: the header, its event data and the bytes after the event.
 type ParseEvent<T> = fn(&[u8]) -> Result<(T, &[u8], &[u8]), Error>;
 
-/// `parse_event` of a header found in trace buffers: `Size` bytes split off the input.
-fn check_event<T: Fixed>(
-    data: &[u8],
-    parsed: Option<T>,
-    size_field: fn(&T) -> u16,
-    parse_event: ParseEvent<T>,
-) {
-    let len = T::BYTES;
-    match (parse_event(data), parsed) {
-        (Ok((header, event_data, rest)), Some(parsed)) => {
-            assert_eq!(
-                header,
-                parsed,
-                "{:?}: parse_event and parse disagree",
-                T::WHICH
-            );
-            let size = usize::from(size_field(&header));
-            assert!(size >= len && size <= data.len());
-            assert_eq!(event_data.len(), size - len);
-            assert_eq!(rest.len(), data.len() - size);
-            assert_eq!(event_data, &data[len..size]);
-            assert_eq!(rest.as_ptr(), data[size..].as_ptr());
-        }
-        (Ok((header, _, _)), None) => {
-            panic!(
-                "{:?}: parse_event accepted {header:?}, parse did not",
-                T::WHICH
-            )
-        }
-        (Err(error), Some(parsed)) => {
-            let size = size_field(&parsed);
-            assert!(
-                usize::from(size) > data.len(),
-                "{:?}: parse_event rejected {parsed:?}",
-                T::WHICH
-            );
-            assert_eq!(
-                error,
-                Error::SizeBeyondInput {
-                    layout: T::WHICH,
-                    size,
-                    available: data.len(),
-                }
-            );
-        }
-        (Err(error), None) => {
-            let expected = T::parse_prefix(data).expect_err("parse failed before");
-            assert_eq!(
-                error,
-                expected,
-                "{:?}: parse_event and parse fail differently",
-                T::WHICH
-            );
-        }
-    }
-}
-
-/// The `EventTrace` enum in the layout `bitness` chooses.
+/// The `EventTrace` enum in the layout `bitness` chooses (LAYOUTS §EVENT_TRACE: 0x58 bytes on
+/// both, with the members after `ParentGuid` where the bitness puts them).
 fn check_event_trace(data: &[u8], bitness: Bitness, layout: Layout) {
-    let len = EventTrace::LEN;
+    let len = 0x58;
     let Some(prefix) = data.get(..len) else {
         assert_eq!(
             EventTrace::parse(data, bitness).err(),
@@ -364,30 +261,31 @@ fn check_event_trace(data: &[u8], bitness: Bitness, layout: Layout) {
         );
         return;
     };
-    let bytes: &[u8; EventTrace::LEN] = prefix.try_into().expect("prefix has LEN bytes");
+    let bytes: &[u8; 0x58] = prefix.try_into().expect("prefix has 0x58 bytes");
     let value = EventTrace::from_bytes(bytes, bitness);
     assert_eq!(value.bitness(), bitness);
     assert_eq!(value.layout(), layout);
     assert_eq!(&value.to_bytes(), bytes);
-    let direct = match bitness {
-        Bitness::Bits32 => EventTrace::Bits32(EventTrace32::from_bytes(bytes)),
-        Bitness::Bits64 => EventTrace::Bits64(EventTrace64::from_bytes(bytes)),
-    };
-    assert_eq!(value, direct);
-
-    // The first 0x48 bytes are an instance header, whose first 0x30 are a trace header.
-    let instance = EventInstanceGuidHeader::from_bytes(
-        prefix[..EventInstanceGuidHeader::LEN]
-            .try_into()
-            .expect("0x48 bytes"),
+    match value {
+        EventTrace::Bits32(trace) => model::check_event_trace32(&trace, prefix),
+        EventTrace::Bits64(trace) => model::check_event_trace64(&trace, prefix),
+    }
+    assert_eq!(
+        value.mof_data(),
+        model::event_trace_mof_data(prefix, bitness)
     );
-    assert_eq!(value.instance_header(), instance);
-    assert_eq!(value.header(), instance.header);
+    let tail = model::event_trace_tail(bitness);
+    assert_eq!(value.mof_length(), model::le32(prefix, tail.mof_length_at));
+    model::check_buffer_context(&value.buffer_context(), prefix, tail.context_at);
+    // "byte-identical to the first 0x48 bytes of the consumer's EVENT_TRACE" (LAYOUTS
+    // §EVENT_INSTANCE_GUID_HEADER).
+    model::check_event_instance_guid_header(&value.instance_header(), prefix);
+    model::check_event_trace_header(&value.header(), prefix);
 
     let (parsed, rest) = EventTrace::parse(data, bitness).expect("parse of LEN bytes");
     assert_eq!(parsed, value);
     assert_eq!(rest.len(), data.len() - len);
-    let mut fresh = [0; EventTrace::LEN];
+    let mut fresh = [0; 0x58];
     assert!(parsed
         .emit(&mut fresh)
         .expect("emit into LEN bytes")
@@ -395,46 +293,30 @@ fn check_event_trace(data: &[u8], bitness: Bitness, layout: Layout) {
     assert_eq!(&fresh, bytes);
 }
 
-/// The `EventInstanceInfo` enum in the layout `bitness` chooses.
+/// The `EventInstanceInfo` enum in the layout `bitness` chooses (LAYOUTS §Small structs: 8
+/// bytes on i686, 16 on x86_64).
 fn check_instance_info(data: &[u8], bitness: Bitness, layout: Layout) {
-    let len = layout.byte_len();
+    let len = match bitness {
+        Bitness::Bits32 => 8,
+        Bitness::Bits64 => 16,
+    };
     match EventInstanceInfo::parse(data, bitness) {
         Ok((info, rest)) => {
             assert!(data.len() >= len);
             assert_eq!(info.bitness(), bitness);
             assert_eq!(info.byte_len(), len);
             assert_eq!(rest.len(), data.len() - len);
-            let direct = match bitness {
-                Bitness::Bits32 => {
-                    EventInstanceInfo::from(EventInstanceInfo32::parse(data).expect("same input").0)
-                }
-                Bitness::Bits64 => {
-                    EventInstanceInfo::from(EventInstanceInfo64::parse(data).expect("same input").0)
-                }
-            };
-            assert_eq!(info, direct);
-            let mut fresh = [0; EventInstanceInfo64::LEN];
+            match info {
+                EventInstanceInfo::Bits32(info) => model::check_instance_info32(&info, data),
+                EventInstanceInfo::Bits64(info) => model::check_instance_info64(&info, data),
+            }
+            let mut fresh = [0; 16];
             let fresh = &mut fresh[..len];
             assert!(info.emit(fresh).expect("emit into LEN bytes").is_empty());
             assert_eq!(&*fresh, &data[..len]);
         }
-        Err(error) => assert_eq!(
-            error,
-            Error::Truncated {
-                layout,
-                needed: len,
-                found: data.len(),
-            }
-        ),
-    }
-}
-
-/// The `TraceLogfileHeader` enum in the layout `bitness` chooses.
-fn check_logfile_header(data: &[u8], bitness: Bitness, layout: Layout) {
-    let len = layout.byte_len();
-    let (header, rest) = match TraceLogfileHeader::parse(data, bitness) {
-        Ok(parsed) => parsed,
         Err(error) => {
+            assert!(data.len() < len, "{error:?} for {} bytes", data.len());
             assert_eq!(
                 error,
                 Error::Truncated {
@@ -443,7 +325,25 @@ fn check_logfile_header(data: &[u8], bitness: Bitness, layout: Layout) {
                     found: data.len(),
                 }
             );
-            assert!(data.len() < len);
+        }
+    }
+}
+
+/// The `TraceLogfileHeader` enum in the layout `bitness` chooses (`model::LogfileLayout`).
+fn check_logfile_header(data: &[u8], bitness: Bitness, layout: Layout) {
+    let len = model::logfile_layout(bitness).len;
+    let (header, rest) = match TraceLogfileHeader::parse(data, bitness) {
+        Ok(parsed) => parsed,
+        Err(error) => {
+            assert!(data.len() < len, "{error:?} for {} bytes", data.len());
+            assert_eq!(
+                error,
+                Error::Truncated {
+                    layout,
+                    needed: len,
+                    found: data.len(),
+                }
+            );
             return;
         }
     };
@@ -452,15 +352,12 @@ fn check_logfile_header(data: &[u8], bitness: Bitness, layout: Layout) {
     assert_eq!(header.byte_len(), len);
     assert_eq!(rest.len(), data.len() - len);
     assert_eq!(rest.as_ptr(), data[len..].as_ptr());
-    let direct = match bitness {
-        Bitness::Bits32 => TraceLogfileHeader::from(TraceLogfileHeader32::from_bytes(
-            data[..TraceLogfileHeader32::LEN].try_into().unwrap(),
-        )),
-        Bitness::Bits64 => TraceLogfileHeader::from(TraceLogfileHeader64::from_bytes(
-            data[..TraceLogfileHeader64::LEN].try_into().unwrap(),
-        )),
-    };
-    assert_eq!(header, direct);
+    match (header, bitness) {
+        (TraceLogfileHeader::Bits32(h), Bitness::Bits32) => model::check_logfile_header32(&h, data),
+        (TraceLogfileHeader::Bits64(h), Bitness::Bits64) => model::check_logfile_header64(&h, data),
+        (header, bitness) => panic!("{header:?} parsed as {bitness:?}"),
+    }
+    assert_eq!(header.buffer_size(), model::le32(data, 0));
 
     let mut small = [FILL; MAX_LEN];
     let small = &mut small[..len - 1];
@@ -481,180 +378,126 @@ fn check_logfile_header(data: &[u8], bitness: Bitness, layout: Layout) {
     assert_eq!(&roomy[..len], &data[..len]);
 }
 
-/// `TraceLogfileHeader::parse_event`: the steps its documentation names, in order, each failing
-/// with its own error.
-fn check_logfile_event(data: &[u8]) {
-    let result = TraceLogfileHeader::parse_event(data);
-    let (system, event_data, after) = match SystemTraceHeader::parse_event(data) {
-        Ok(parts) => parts,
-        Err(error) => {
-            assert_eq!(result.err(), Some(error));
-            return;
-        }
-    };
-    if system.hook_id != SystemTraceHeader::WMI_LOG_TYPE_HEADER {
-        assert_eq!(
-            result.err(),
-            Some(Error::UnexpectedHookId {
-                layout: Layout::SystemTraceHeader,
-                expected: SystemTraceHeader::WMI_LOG_TYPE_HEADER,
-                found: system.hook_id,
-            })
-        );
-        return;
-    }
-    // `SystemTraceHeader::parse` accepts only these two types.
-    let bitness = match system.header_type {
-        HeaderType::SYSTEM32 => Bitness::Bits32,
-        HeaderType::SYSTEM64 => Bitness::Bits64,
-        other => panic!("SystemTraceHeader::parse accepted header type {other:?}"),
-    };
-    let (header, names_bytes) = match TraceLogfileHeader::parse(event_data, bitness) {
-        Ok(parsed) => parsed,
-        Err(error) => {
-            assert_eq!(result.err(), Some(error));
-            return;
-        }
-    };
-    let (parsed_system, parsed_header, names, rest) = result.expect("every step succeeded");
-    assert_eq!(parsed_system, system);
-    assert_eq!(parsed_header, header);
-    assert_eq!(parsed_header.bitness(), bitness);
-    assert_eq!(names, LogfileNames::parse(names_bytes));
-    assert_eq!(
-        names_bytes.len(),
-        usize::from(system.size) - SystemTraceHeader::LEN - header.byte_len()
+/// `LogfileNames` against `model::names` of the same bytes.
+fn check_names_of(bytes: &[u8], names: &LogfileNames<'_>) {
+    let expected = model::names(bytes);
+    assert!(
+        names
+            .logger_name
+            .units()
+            .eq(expected.logger.iter().copied()),
+        "LoggerName"
     );
-    assert_eq!(rest.len(), data.len() - usize::from(system.size));
-    assert_eq!(rest.as_ptr(), after.as_ptr());
-}
-
-/// Checks one name of `LogfileNames` that starts at `start` in `bytes`: its code units are those
-/// of the input there, none is NUL, and it stops at a NUL code unit or at the end of the input.
-/// Returns where the bytes after its NUL start, `None` when it has none.
-fn check_name(bytes: &[u8], start: usize, name: etw_classic::Utf16Str<'_>) -> Option<usize> {
-    let end = start + 2 * name.len();
-    let text = bytes.get(start..end).expect("a name lies within the input");
-    assert!(name.units().eq(text
-        .chunks_exact(2)
-        .map(|pair| u16::from_le_bytes([pair[0], pair[1]]))));
-    assert!(name.units().all(|unit| unit != 0), "a name holds a NUL");
-    match bytes.get(end..end + 2) {
-        Some([0, 0]) => Some(end + 2),
-        _ => {
-            assert!(
-                bytes.len() - end < 2,
-                "a name stopped before a code unit that is not NUL"
-            );
-            None
-        }
+    assert!(
+        names
+            .log_file_name
+            .units()
+            .eq(expected.file.iter().copied()),
+        "LogFileName"
+    );
+    assert_eq!(names.terminated, expected.terminated, "both NULs found");
+    assert_eq!(names.rest.len(), bytes.len() - expected.rest_at, "rest");
+    if expected.terminated {
+        assert_eq!(
+            names.rest.as_ptr(),
+            bytes[expected.rest_at..].as_ptr(),
+            "rest"
+        );
     }
 }
 
-/// `LogfileNames::parse` of any bytes: two NUL-terminated names, then the rest.
-fn check_names(bytes: &[u8]) {
-    let names = LogfileNames::parse(bytes);
-    match check_name(bytes, 0, names.logger_name) {
-        None => {
-            assert!(names.log_file_name.is_empty());
-            assert!(!names.terminated && names.rest.is_empty());
-        }
-        Some(after_logger) => match check_name(bytes, after_logger, names.log_file_name) {
-            None => assert!(!names.terminated && names.rest.is_empty()),
-            Some(after_file) => {
-                assert!(names.terminated);
-                assert_eq!(names.rest.len(), bytes.len() - after_file);
-                assert_eq!(names.rest.as_ptr(), bytes[after_file..].as_ptr());
+/// `TraceLogfileHeader::parse_event` against `model::logfile_event`.
+fn check_logfile_event(data: &[u8]) {
+    match (
+        TraceLogfileHeader::parse_event(data),
+        model::logfile_event(data),
+    ) {
+        (Ok((system, header, names, rest)), Ok(event)) => {
+            model::check_system_trace_header(&system, data);
+            match (header, event.bitness) {
+                (TraceLogfileHeader::Bits32(h), Bitness::Bits32) => {
+                    model::check_logfile_header32(&h, event.data)
+                }
+                (TraceLogfileHeader::Bits64(h), Bitness::Bits64) => {
+                    model::check_logfile_header64(&h, event.data)
+                }
+                (header, bitness) => panic!("{header:?} for a {bitness:?} logger"),
             }
-        },
+            let names_bytes = &event.data[model::logfile_layout(event.bitness).len..];
+            check_names_of(names_bytes, &names);
+            assert_eq!(rest.len(), data.len() - event.size);
+            assert_eq!(rest.as_ptr(), data[event.size..].as_ptr());
+        }
+        (Err(error), Err(allowed)) => assert!(
+            allowed.contains(&error),
+            "TraceLogfileHeader::parse_event: {error:?}, the rules: {allowed:?}"
+        ),
+        (result, expected) => panic!(
+            "TraceLogfileHeader::parse_event gave {:?}, the rules {:?}",
+            result.map(|(system, header, _, _)| (system, header)),
+            expected.map(|event| event.bitness)
+        ),
     }
 }
 
-/// `SystemTime` and `TimeZoneInformation`, which have only `from_bytes` and `to_bytes`: lossless
-/// both ways, members at their offsets, names up to the first NUL.
+/// `SystemTime` and `TimeZoneInformation`, which have only `from_bytes` and `to_bytes`: members
+/// at their offsets, lossless both ways, names up to the first NUL.
 fn check_time_zone(data: &[u8]) {
-    if let Some(prefix) = data.first_chunk::<{ SystemTime::LEN }>() {
+    if let Some(prefix) = data.first_chunk::<16>() {
         let time = SystemTime::from_bytes(prefix);
+        model::check_system_time(&time, prefix, 0);
         assert_eq!(&time.to_bytes(), prefix);
         assert_eq!(SystemTime::from_bytes(&time.to_bytes()), time);
-        let word = |at: usize| u16::from_le_bytes([prefix[at], prefix[at + 1]]);
-        assert_eq!(
-            [
-                time.year,
-                time.month,
-                time.day_of_week,
-                time.day,
-                time.hour,
-                time.minute,
-                time.second,
-                time.milliseconds
-            ],
-            [0, 2, 4, 6, 8, 10, 12, 14].map(word)
-        );
     }
-    let Some(prefix) = data.first_chunk::<{ TimeZoneInformation::LEN }>() else {
+    let Some(prefix) = data.first_chunk::<0xAC>() else {
         return;
     };
     let zone = TimeZoneInformation::from_bytes(prefix);
+    model::check_time_zone(&zone, prefix, 0);
     assert_eq!(&zone.to_bytes(), prefix);
     assert_eq!(TimeZoneInformation::from_bytes(&zone.to_bytes()), zone);
-    assert_eq!(
-        zone.bias,
-        i32::from_le_bytes(prefix[..4].try_into().unwrap())
-    );
-    assert_eq!(
-        zone.standard_date,
-        SystemTime::from_bytes(prefix[0x44..0x54].try_into().unwrap())
-    );
-    assert_eq!(
-        zone.daylight_date,
-        SystemTime::from_bytes(prefix[0x98..0xA8].try_into().unwrap())
-    );
-    for (text, units) in [
-        (zone.standard_name_str(), &zone.standard_name),
-        (zone.daylight_name_str(), &zone.daylight_name),
-    ] {
-        let end = units
-            .iter()
-            .position(|&unit| unit == 0)
-            .unwrap_or(units.len());
-        assert!(text.units().eq(units[..end].iter().copied()));
+}
+
+/// The views of `SYSTEM_TRACE_HEADER`'s first eight bytes rebuild the header (EVENT-HEADERS §3:
+/// the marker `u32` is Version, HeaderType, Flags; the `WMI_TRACE_PACKET` `u32` is Size, HookId
+/// = Type | Group << 8).
+fn check_system_views(data: &[u8]) {
+    let Some(prefix) = data.first_chunk::<0x20>() else {
+        return;
+    };
+    let system = SystemTraceHeader::from_bytes(prefix);
+    let marker = model::le32(prefix, 0);
+    let packet = model::le32(prefix, 4);
+    let by_views = SystemTraceHeader {
+        hook_id: SystemTraceHeader::hook_id_of(prefix[6], prefix[7]),
+        ..system
     }
+    .with_marker(marker)
+    .with_header(packet);
+    assert_eq!(by_views, system);
+    assert_eq!(
+        SystemTraceHeader::hook_id_of(prefix[6], prefix[7]),
+        model::le16(prefix, 6)
+    );
 }
 
 fuzz_target!(|data: &[u8]| {
-    let trace_header = check_layout::<EventTraceHeader>(data);
-    check_event(
-        data,
-        trace_header,
-        |h| h.size,
-        EventTraceHeader::parse_event,
-    );
-    let instance_guid = check_layout::<EventInstanceGuidHeader>(data);
-    check_event(
-        data,
-        instance_guid,
-        |h| h.header.size,
-        EventInstanceGuidHeader::parse_event,
-    );
+    check_layout::<EventTraceHeader>(data);
+    check_event::<EventTraceHeader>(data, EventTraceHeader::parse_event);
+    check_layout::<EventInstanceGuidHeader>(data);
+    check_event::<EventInstanceGuidHeader>(data, EventInstanceGuidHeader::parse_event);
+    check_layout::<SystemTraceHeader>(data);
+    check_event::<SystemTraceHeader>(data, SystemTraceHeader::parse_event);
 
-    let system_header = check_layout::<SystemTraceHeader>(data);
-    check_event(
-        data,
-        system_header,
-        |h| h.size,
-        SystemTraceHeader::parse_event,
-    );
-
-    let _ = check_layout::<EventInstanceHeader>(data);
-    let _ = check_layout::<EventTrace32>(data);
-    let _ = check_layout::<EventTrace64>(data);
-    let _ = check_layout::<EventInstanceInfo32>(data);
-    let _ = check_layout::<EventInstanceInfo64>(data);
-    let _ = check_layout::<MofField>(data);
-    let _ = check_layout::<WmiBufferHeader>(data);
-    let _ = check_layout::<TraceLogfileHeader32>(data);
-    let _ = check_layout::<TraceLogfileHeader64>(data);
+    check_layout::<EventInstanceHeader>(data);
+    check_layout::<EventTrace32>(data);
+    check_layout::<EventTrace64>(data);
+    check_layout::<EventInstanceInfo32>(data);
+    check_layout::<EventInstanceInfo64>(data);
+    check_layout::<MofField>(data);
+    check_layout::<WmiBufferHeader>(data);
+    check_layout::<TraceLogfileHeader32>(data);
+    check_layout::<TraceLogfileHeader64>(data);
 
     check_event_trace(data, Bitness::Bits32, Layout::EventTrace32);
     check_event_trace(data, Bitness::Bits64, Layout::EventTrace64);
@@ -663,136 +506,7 @@ fuzz_target!(|data: &[u8]| {
     check_logfile_header(data, Bitness::Bits32, Layout::TraceLogfileHeader32);
     check_logfile_header(data, Bitness::Bits64, Layout::TraceLogfileHeader64);
     check_logfile_event(data);
-    check_names(data);
+    check_names_of(data, &LogfileNames::parse(data));
     check_time_zone(data);
-
-    // The headers that begin like EVENT_TRACE_HEADER read those bytes the same way.
-    if let Some(prefix) = data.get(..EventInstanceHeader::LEN) {
-        let trace =
-            EventTraceHeader::from_bytes(prefix[..EventTraceHeader::LEN].try_into().unwrap());
-        let instance = EventInstanceHeader::from_bytes(prefix.try_into().unwrap());
-        assert_eq!(
-            (
-                instance.size,
-                instance.header_type,
-                instance.marker_flags,
-                instance.class
-            ),
-            (
-                trace.size,
-                trace.header_type,
-                trace.marker_flags,
-                trace.class
-            )
-        );
-        assert_eq!(
-            (
-                instance.thread_id,
-                instance.process_id,
-                instance.timestamp,
-                instance.times
-            ),
-            (
-                trace.thread_id,
-                trace.process_id,
-                trace.timestamp,
-                trace.times
-            )
-        );
-    }
-    if let Some(prefix) = data.get(..EventInstanceGuidHeader::LEN) {
-        let trace =
-            EventTraceHeader::from_bytes(prefix[..EventTraceHeader::LEN].try_into().unwrap());
-        let instance = EventInstanceGuidHeader::from_bytes(prefix.try_into().unwrap());
-        assert_eq!(instance.header, trace);
-    }
-    // The marker and header views of SYSTEM_TRACE_HEADER are its first two u32s.
-    if let Some(prefix) = data.first_chunk::<{ SystemTraceHeader::LEN }>() {
-        let system = SystemTraceHeader::from_bytes(prefix);
-        let word = |at: usize| u32::from_le_bytes(prefix[at..at + 4].try_into().unwrap());
-        assert_eq!((system.marker(), system.header()), (word(0), word(4)));
-        assert_eq!(
-            (system.hook_type(), system.hook_group()),
-            (prefix[6], prefix[7])
-        );
-        let by_views = SystemTraceHeader {
-            hook_id: SystemTraceHeader::hook_id_of(system.hook_type(), system.hook_group()),
-            ..system
-        }
-        .with_marker(word(0))
-        .with_header(word(4));
-        assert_eq!(by_views, system);
-    }
-    // ClientContext of WMI_BUFFER_HEADER is an ETW_BUFFER_CONTEXT whose views are its bytes.
-    if let Some(prefix) = data.first_chunk::<{ WmiBufferHeader::LEN }>() {
-        let header = WmiBufferHeader::from_bytes(prefix);
-        let context = header.client_context;
-        let raw: [u8; 4] = prefix[0x28..0x2C].try_into().unwrap();
-        assert_eq!(context.0, raw);
-        assert_eq!(context.client_context(), u32::from_le_bytes(raw));
-        assert_eq!(
-            context.processor_index(),
-            u16::from_le_bytes([raw[0], raw[1]])
-        );
-        assert_eq!(
-            BufferContext::new(
-                context.processor_number(),
-                context.alignment(),
-                context.logger_id()
-            ),
-            context
-        );
-        assert_eq!(
-            BufferContext::from_client_context(context.client_context()),
-            context
-        );
-        assert_eq!(header.is_compressed(), prefix[0x34] & 0x40 != 0);
-    }
-    // Both TRACE_LOGFILE_HEADER layouts read the members before the pointers alike, and hold a
-    // TIME_ZONE_INFORMATION that decodes as one on its own.
-    if let Some(prefix) = data.first_chunk::<{ TraceLogfileHeader64::LEN }>() {
-        let narrow = TraceLogfileHeader32::from_bytes(
-            prefix[..TraceLogfileHeader32::LEN].try_into().unwrap(),
-        );
-        let wide = TraceLogfileHeader64::from_bytes(prefix);
-        assert_eq!(
-            (
-                narrow.buffer_size,
-                narrow.version,
-                narrow.provider_version,
-                narrow.number_of_processors,
-                narrow.end_time,
-                narrow.timer_resolution,
-                narrow.maximum_file_size,
-                narrow.log_file_mode,
-                narrow.buffers_written,
-                narrow.log_instance
-            ),
-            (
-                wide.buffer_size,
-                wide.version,
-                wide.provider_version,
-                wide.number_of_processors,
-                wide.end_time,
-                wide.timer_resolution,
-                wide.maximum_file_size,
-                wide.log_file_mode,
-                wide.buffers_written,
-                wide.log_instance
-            )
-        );
-        assert_eq!(
-            narrow.version.roll_up(),
-            u32::from_le_bytes(prefix[4..8].try_into().unwrap())
-        );
-        assert_eq!(narrow.log_instance.0[..], prefix[0x28..0x38]);
-        assert_eq!(
-            narrow.time_zone,
-            TimeZoneInformation::from_bytes(prefix[0x40..0xEC].try_into().unwrap())
-        );
-        assert_eq!(
-            wide.time_zone,
-            TimeZoneInformation::from_bytes(prefix[0x48..0xF4].try_into().unwrap())
-        );
-    }
+    check_system_views(data);
 });

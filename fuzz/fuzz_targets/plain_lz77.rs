@@ -1,7 +1,11 @@
-//! Plain LZ77 decompression of arbitrary bytes: it never panics, and its results obey laws that
-//! tie outputs of different sizes together.
+//! Plain LZ77 decompression of arbitrary bytes: it never panics, it decodes what the rules of
+//! [MS-XCA] 2.4.4 decode, and its results obey laws that tie outputs of different sizes together.
 //!
-//! Input: a little-endian `u16` output capacity, then the compressed stream. Laws checked:
+//! Input: a little-endian `u16` output capacity, then the compressed stream. Checked:
+//! - against `etw_classic_fuzz::model::lz77`, a byte-at-a-time reading of the [MS-XCA] 2.4.4
+//!   pseudo-code: a success writes the same bytes, and an error is one the rules name for the
+//!   same item, after the same bytes of the items before it; the output after those bytes is
+//!   untouched either way;
 //! - a success returns at most the capacity, and leaves the output after it untouched;
 //! - into a larger output, a success gives the same length and bytes, and an error other than
 //!   `Lz77OutputTooSmall` is the same error with the same bytes decoded before it;
@@ -15,12 +19,16 @@
 
 use etw_classic::plain_lz77::decompress;
 use etw_classic::Error;
+use etw_classic_fuzz::model;
 use libfuzzer_sys::fuzz_target;
 
 /// What the outputs are filled with before decoding, to see which bytes were written.
 const FILL: u8 = 0xA5;
 /// How much larger the second output is.
 const EXTRA: usize = 1 << 16;
+/// An output as it is before decoding, longer than any output here (a `u16` capacity plus
+/// `EXTRA`); compared as one slice, which is much faster under the sanitizer than byte by byte.
+static FILLED: [u8; 2 * EXTRA] = [FILL; 2 * EXTRA];
 
 fn run(input: &[u8], capacity: usize) -> (Result<usize, Error>, Vec<u8>) {
     let mut output = vec![FILL; capacity];
@@ -84,6 +92,26 @@ fn check_error(error: &Error, input: &[u8]) -> usize {
     }
 }
 
+/// The library's result and output against the rules' decoding into the same capacity.
+fn check_model(input: &[u8], result: &Result<usize, Error>, output: &[u8]) {
+    let expected = model::lz77(input, output.len());
+    let decoded = expected.output.len();
+    match (result, &expected.end) {
+        (Ok(written), Ok(())) => assert_eq!(*written, decoded, "decoded length"),
+        (Err(error), Err(allowed)) => {
+            assert!(allowed.contains(error), "{error:?}; the rules: {allowed:?}")
+        }
+        (result, end) => {
+            panic!("decompress gave {result:?}; the rules {end:?} after {decoded} bytes")
+        }
+    }
+    assert_eq!(output[..decoded], expected.output[..], "the decoded bytes");
+    assert!(
+        output[decoded..] == FILLED[..output.len() - decoded],
+        "written past the decoded bytes"
+    );
+}
+
 fuzz_target!(|data: &[u8]| {
     let Some((capacity, input)) = data.split_first_chunk::<2>() else {
         return;
@@ -92,6 +120,8 @@ fuzz_target!(|data: &[u8]| {
 
     let (small, small_out) = run(input, capacity);
     let (large, large_out) = run(input, capacity + EXTRA);
+    check_model(input, &small, &small_out);
+    check_model(input, &large, &large_out);
 
     match small {
         Ok(written) => {

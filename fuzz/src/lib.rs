@@ -1,142 +1,94 @@
-//! Laws shared by the targets that walk trace buffers (`trace_buffer_walk` and `etl_reader`):
-//! the walk of a buffer's events, the classic events a consumer is delivered, and the instance
-//! tree built from them.
+//! What the fuzz targets share: the reference models of the wire formats ([`model`]), and the
+//! checks of a buffer's walk, of the classic events a consumer is delivered and of the instance
+//! tree built from them, which `trace_buffer_walk` and `etl_reader` both run.
 //!
-//! Each function checks what the library's documentation promises, independently of how the
-//! library computes it, and panics (a fuzzing finding) when a promise is broken.
+//! Each check computes what the rules say the library must give, with [`model`], then compares
+//! it with what the library gives, and panics (a fuzzing finding) on any difference.
+
+pub mod model;
 
 use etw_classic::{
-    Bitness, DeliveredEvent, Error, Event, EventInstanceGuidHeader, EventKind, EventTraceHeader,
-    Events, Guid, HeaderFamily, HeaderType, InstanceKey, InstanceNode, InstanceTree, Layout,
-    MarkerFlags, SystemTraceHeader, TraceBuffer, WmiBufferHeader, DEFAULT_TRACE_ALIGNMENT,
+    Bitness, DeliveredEvent, Error, Event, EventInstanceGuidHeader, EventKind, EventTrace,
+    EventTraceHeader, Events, Guid, InstanceKey, InstanceNode, InstanceTree, SystemTraceHeader,
+    TraceBuffer,
 };
+use model::{header_type, le32, WalkedEvent, Wire, BUFFER_HEADER_LEN};
 
-/// The `u32` that marks the end of a buffer's events.
-const END_OF_EVENTS: [u8; 4] = [0xFF; 4];
-
-/// What the first bytes of an event say, read as `Events` documents it: the header type, and
-/// `Size` when enough bytes are there to read it.
-struct Recognised {
-    header_type: HeaderType,
-    /// `None` for a header type without a known family (no `Size` to read).
-    family: Option<HeaderFamily>,
-    /// `Size`, `None` when the bytes end before it.
-    size: Option<u16>,
-}
-
-impl Recognised {
-    /// Reads the marker at the start of `rest` (at least four bytes, with `TRACE_HEADER_FLAG`).
-    fn read(rest: &[u8]) -> Self {
-        let flags = MarkerFlags(rest[3]);
-        let (header_type, family) = if flags.contains(MarkerFlags::TRACE_MESSAGE) {
-            (HeaderType::MESSAGE, Some(HeaderFamily::SizeFirst))
-        } else {
-            let header_type = HeaderType(rest[2]);
-            (header_type, header_type.family())
-        };
-        let size_at = match family {
-            Some(HeaderFamily::SizeFirst) => Some(0),
-            Some(HeaderFamily::VersionFirst) => Some(4),
-            None => None,
-        };
-        let size = size_at
-            .and_then(|at| rest.get(at..at + 2))
-            .map(|raw| u16::from_le_bytes([raw[0], raw[1]]));
-        Self {
-            header_type,
-            family,
-            size,
-        }
-    }
-
-    /// The smallest `Size` the walk accepts for this header type.
-    fn min_size(&self) -> usize {
-        self.header_type.fixed_len().unwrap_or_default().max(4)
-    }
-}
-
-fn is_full(header_type: HeaderType) -> bool {
-    matches!(
-        header_type,
-        HeaderType::FULL_HEADER32 | HeaderType::FULL_HEADER64
-    )
-}
-
-fn is_instance(header_type: HeaderType) -> bool {
-    matches!(header_type, HeaderType::INSTANCE32 | HeaderType::INSTANCE64)
-}
-
-/// Whether `header_type` is one of the classic kinds `classic_events` delivers.
-pub fn is_classic(header_type: HeaderType) -> bool {
+/// Whether a header type byte is one of the classic kinds a consumer is delivered as
+/// `EVENT_TRACE`: FULL_HEADER32/64 (an EVENT_TRACE_HEADER) and INSTANCE32/64 (an
+/// EVENT_INSTANCE_GUID_HEADER) (LAYOUTS §The first four bytes, the table).
+pub fn is_classic(header_type: u8) -> bool {
     is_full(header_type) || is_instance(header_type)
 }
 
-/// Walks `Events::new(bytes)` and checks every law of the walk; returns the events it yielded
-/// and the error it ended with, if any.
+fn is_full(header_type: u8) -> bool {
+    header_type == header_type::FULL_HEADER32 || header_type == header_type::FULL_HEADER64
+}
+
+fn is_instance(header_type: u8) -> bool {
+    header_type == header_type::INSTANCE32 || header_type == header_type::INSTANCE64
+}
+
+/// Walks `Events::new(bytes)` and checks it against [`model::walk`]: the same events at the same
+/// offsets with the same header type, marker flags and `Size`, each one the input's bytes at its
+/// offset, then the same end (cleanly, or the same error). Also:
+/// - `offset()` before each step is where the rules look next, and `None` once the walk ended;
+/// - after an error, the iterator yields `None` for ever;
+/// - each event's header decodes and re-encodes as [`check_kind`] says.
 ///
-/// - each event starts where `offset()` said before the call, 8-aligned, after the previous
-///   one, and lies inside the bytes: it is the input slice `offset..offset + Size`;
-/// - its header type, marker flags and `Size` are what its first bytes say, and `Size` covers
-///   the type's fixed header;
-/// - `offset()` then moves to the event's offset plus `Size` rounded up to 8;
-/// - the walk ends without an error only past the bytes, at fewer than four bytes, or at the
-///   end mark 0xFFFFFFFF;
-/// - an error names the offset `offset()` gave, which is inside the bytes, and a violation the
-///   bytes there really have; the iterator then yields `None` for ever and `offset()` is `None`;
-/// - each event's header decodes and re-encodes to its own bytes (see [`check_kind`]).
+/// Returns the events the library yielded and the error it ended with.
 pub fn check_events(bytes: &[u8]) -> (Vec<Event<'_>>, Option<Error>) {
+    let (expected, expected_end) = model::walk(bytes);
+    let end_of_events = expected
+        .last()
+        .map_or(0, |last| last.offset + model::align(usize::from(last.size)));
     let mut events = Events::new(bytes);
     let mut walked: Vec<Event<'_>> = Vec::new();
-    assert_eq!(events.offset(), Some(0));
     loop {
         let at = events.offset();
+        let model = expected.get(walked.len());
         match events.next() {
             None => {
+                assert!(model.is_none(), "the walk ended before {model:?}");
+                assert_eq!(expected_end, None, "the walk ended cleanly");
+                assert_eq!(at, Some(end_of_events), "where the walk ended");
                 assert_eq!(events.offset(), None, "offset() after the end of the walk");
-                let at = at.expect("the walk ended before it yielded None");
-                let rest = bytes.get(at..).unwrap_or_default();
-                assert!(
-                    rest.len() < 4 || rest[..4] == END_OF_EVENTS,
-                    "the walk ended at {at:#x} with {} bytes left and no end mark",
-                    rest.len()
-                );
                 assert!(events.next().is_none());
                 return (walked, None);
             }
             Some(Ok(event)) => {
-                let at = at.expect("an event after the walk had ended");
-                assert_eq!(event.offset, at, "the event is not where offset() said");
-                assert_eq!(at % DEFAULT_TRACE_ALIGNMENT, 0);
-                if let Some(previous) = walked.last() {
-                    assert!(at > previous.offset, "offsets do not strictly increase");
-                }
-                let size = usize::from(event.size);
-                assert!(at + size <= bytes.len(), "the event runs past the bytes");
+                let model: &WalkedEvent =
+                    model.unwrap_or_else(|| panic!("an event the rules do not find: {event:?}"));
+                assert_eq!(at, Some(model.offset), "offset() before the event");
+                assert_eq!(
+                    (
+                        event.offset,
+                        event.header_type.0,
+                        event.marker_flags.0,
+                        event.size
+                    ),
+                    (model.offset, model.header_type, model.flags, model.size),
+                    "the event differs from the rules' reading"
+                );
+                let size = usize::from(model.size);
                 assert_eq!(event.bytes.len(), size);
                 assert_eq!(
                     event.bytes.as_ptr(),
-                    bytes[at..].as_ptr(),
+                    bytes[model.offset..].as_ptr(),
                     "the event's bytes are not the input at its offset"
                 );
-                let recognised = Recognised::read(event.bytes);
-                assert_ne!(event.bytes[..4], END_OF_EVENTS);
-                assert!(event.marker_flags.contains(MarkerFlags::TRACE_HEADER_FLAG));
-                assert_eq!(event.marker_flags, MarkerFlags(event.bytes[3]));
-                assert_eq!(event.header_type, recognised.header_type);
-                assert_eq!(Some(event.size), recognised.size);
-                assert!(size >= recognised.min_size(), "Size below the fixed header");
                 check_kind(&event);
                 assert_eq!(
                     events.offset(),
-                    Some(at + size.next_multiple_of(DEFAULT_TRACE_ALIGNMENT)),
+                    Some(model.offset + model::align(size)),
                     "offset() after an event"
                 );
                 walked.push(event);
-                assert!(walked.len() <= bytes.len() / DEFAULT_TRACE_ALIGNMENT + 1);
             }
             Some(Err(error)) => {
-                let at = at.expect("an error after the walk had ended");
-                check_walk_error(&error, bytes, at);
+                assert!(model.is_none(), "{error:?} where the rules find {model:?}");
+                assert_eq!(Some(error), expected_end, "the walk's error");
+                assert_eq!(at, Some(end_of_events), "where the error is");
                 assert_eq!(events.offset(), None, "offset() after an error");
                 assert!(events.next().is_none(), "the walk went on after an error");
                 assert!(events.next().is_none(), "the walk went on after an error");
@@ -146,181 +98,141 @@ pub fn check_events(bytes: &[u8]) -> (Vec<Event<'_>>, Option<Error>) {
     }
 }
 
-/// The error the walk yielded at `at` names that offset, lies inside the bytes, and describes
-/// what the bytes there really hold.
-fn check_walk_error(error: &Error, bytes: &[u8], at: usize) {
-    assert!(at < bytes.len(), "{error:?}: offset out of bounds");
-    let rest = &bytes[at..];
-    assert!(
-        rest.len() >= 4,
-        "{error:?}: fewer than four bytes are no event"
-    );
-    assert_ne!(rest[..4], END_OF_EVENTS, "{error:?} at the end mark");
-    let found_flags = MarkerFlags(rest[3]);
-    if let Error::NotAnEventHeader { offset, found } = *error {
-        assert_eq!(offset, at);
-        assert_eq!(
-            found,
-            u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]])
-        );
-        assert!(!found_flags.contains(MarkerFlags::TRACE_HEADER_FLAG));
-        return;
-    }
-    assert!(
-        found_flags.contains(MarkerFlags::TRACE_HEADER_FLAG),
-        "{error:?} for bytes without TRACE_HEADER_FLAG"
-    );
-    let recognised = Recognised::read(rest);
-    match *error {
-        Error::UnknownEventHeaderType {
-            offset,
-            header_type,
-        } => {
-            assert_eq!(offset, at);
-            assert_eq!(header_type, recognised.header_type);
-            assert!(recognised.family.is_none(), "{error:?}: the type is known");
+/// Compares a header's `parse_event` with [`Wire::parse_event`]: the same header and data, or
+/// one of the errors the rules allow.
+fn check_parse_event<T: PartialEq + core::fmt::Debug>(
+    wire: Wire,
+    bytes: &[u8],
+    decoded: &T,
+    result: Result<(T, &[u8], &[u8]), Error>,
+) {
+    match (result, wire.parse_event(bytes)) {
+        (Ok((parsed, data, rest)), Ok(size)) => {
+            assert_eq!(
+                &parsed, decoded,
+                "{wire:?}: parse_event differs from from_bytes"
+            );
+            assert_eq!(data.as_ptr(), bytes[wire.header_len()..].as_ptr());
+            assert_eq!(
+                (data.len(), rest.len()),
+                (size - wire.header_len(), bytes.len() - size)
+            );
         }
-        Error::EventHeaderTruncated {
-            offset,
-            header_type,
-            needed,
-            available,
-        } => {
-            assert_eq!(offset, at);
-            assert_eq!(header_type, recognised.header_type);
-            assert_eq!(recognised.family, Some(HeaderFamily::VersionFirst));
-            assert_eq!((needed, available), (6, rest.len()));
-            assert!(recognised.size.is_none());
+        (Err(error), Err(allowed)) => {
+            assert!(
+                allowed.contains(&error),
+                "{wire:?}: {error:?}, rules: {allowed:?}"
+            );
         }
-        Error::EventSizeBelowHeader {
-            offset,
-            header_type,
-            min_size,
-            size,
-        } => {
-            assert_eq!(offset, at);
-            assert_eq!(header_type, recognised.header_type);
-            assert_eq!(Some(size), recognised.size);
-            assert_eq!(min_size, recognised.min_size());
-            assert!(usize::from(size) < min_size);
-        }
-        Error::EventSizeBeyondBuffer {
-            offset,
-            header_type,
-            size,
-            available,
-        } => {
-            assert_eq!(offset, at);
-            assert_eq!(header_type, recognised.header_type);
-            assert_eq!(Some(size), recognised.size);
-            assert!(usize::from(size) >= recognised.min_size());
-            assert_eq!(available, rest.len());
-            assert!(usize::from(size) > available);
-        }
-        _ => panic!("not an error of the walk: {error:?}"),
+        (result, expected) => panic!("{wire:?}: parse_event gave {result:?}, rules {expected:?}"),
     }
 }
 
-/// `Event::kind` follows the header type, and the header it decodes re-encodes to the event's
-/// own bytes; `parse_event` of the event's bytes accepts it exactly when its marker flags are
-/// 0xC0, and then splits off the same data and nothing after it.
+/// `Event::kind` of a walked event: `Full` for FULL_HEADER32/64, `Instance` for INSTANCE32/64,
+/// `Other` with the raw bytes for every other type; a classic header decoded member by member at
+/// the offsets of its table, its data the event's bytes after the fixed header. `parse_event` of
+/// the event's bytes agrees with the rules ([`Wire::parse_event`]), which accept exactly the
+/// events whose marker flags are 0xC0, as the walk has already checked the type and `Size`. A
+/// SYSTEM event's `SYSTEM_TRACE_HEADER` is checked the same way.
 pub fn check_kind(event: &Event<'_>) {
-    let flags_ok = event.marker_flags.is_event_trace_header();
-    let not_a_trace_header = |layout| Error::NotATraceHeader {
-        layout,
-        found: event.marker_flags,
-    };
+    let bytes = event.bytes;
     match event.kind() {
         EventKind::Full { header, data } => {
-            assert!(is_full(event.header_type), "Full kind for {event:?}");
-            let len = EventTraceHeader::LEN;
-            assert_eq!(header.to_bytes()[..], event.bytes[..len]);
-            assert_eq!(data.as_ptr(), event.bytes[len..].as_ptr());
-            assert_eq!(data.len(), event.bytes.len() - len);
-            assert_eq!(
-                (header.size, header.header_type, header.marker_flags),
-                (event.size, event.header_type, event.marker_flags)
+            assert!(is_full(event.header_type.0), "Full kind for {event:?}");
+            model::check_event_trace_header(&header, bytes);
+            assert_eq!(data.as_ptr(), bytes[0x30..].as_ptr());
+            assert_eq!(data.len(), bytes.len() - 0x30);
+            check_parse_event(
+                Wire::Full,
+                bytes,
+                &header,
+                EventTraceHeader::parse_event(bytes),
             );
-            match EventTraceHeader::parse_event(event.bytes) {
-                Ok((parsed, parsed_data, rest)) => {
-                    assert!(flags_ok, "parse_event accepted {event:?}");
-                    assert_eq!((parsed, parsed_data, rest.len()), (header, data, 0));
-                }
-                Err(error) => {
-                    assert!(!flags_ok, "parse_event rejected {event:?}: {error:?}");
-                    assert_eq!(error, not_a_trace_header(Layout::EventTraceHeader));
-                }
-            }
         }
         EventKind::Instance { header, data } => {
             assert!(
-                is_instance(event.header_type),
+                is_instance(event.header_type.0),
                 "Instance kind for {event:?}"
             );
-            let len = EventInstanceGuidHeader::LEN;
-            assert_eq!(header.to_bytes()[..], event.bytes[..len]);
-            assert_eq!(data.as_ptr(), event.bytes[len..].as_ptr());
-            assert_eq!(data.len(), event.bytes.len() - len);
-            assert_eq!(
-                (
-                    header.header.size,
-                    header.header.header_type,
-                    header.header.marker_flags
-                ),
-                (event.size, event.header_type, event.marker_flags)
+            model::check_event_instance_guid_header(&header, bytes);
+            assert_eq!(data.as_ptr(), bytes[0x48..].as_ptr());
+            assert_eq!(data.len(), bytes.len() - 0x48);
+            check_parse_event(
+                Wire::Instance,
+                bytes,
+                &header,
+                EventInstanceGuidHeader::parse_event(bytes),
             );
-            match EventInstanceGuidHeader::parse_event(event.bytes) {
-                Ok((parsed, parsed_data, rest)) => {
-                    assert!(flags_ok, "parse_event accepted {event:?}");
-                    assert_eq!((parsed, parsed_data, rest.len()), (header, data, 0));
-                }
-                Err(error) => {
-                    assert!(!flags_ok, "parse_event rejected {event:?}: {error:?}");
-                    assert_eq!(error, not_a_trace_header(Layout::EventInstanceGuidHeader));
-                }
-            }
         }
-        EventKind::Other { header_type, bytes } => {
-            assert!(!is_classic(event.header_type), "Other kind for {event:?}");
-            assert_eq!(header_type, event.header_type);
-            assert_eq!(bytes, event.bytes);
-            if matches!(header_type, HeaderType::SYSTEM32 | HeaderType::SYSTEM64) {
-                let len = SystemTraceHeader::LEN;
-                let system = SystemTraceHeader::from_bytes(bytes[..len].try_into().unwrap());
-                assert_eq!(system.to_bytes()[..], bytes[..len]);
-                assert_eq!(
-                    (system.size, system.header_type, system.flags),
-                    (event.size, event.header_type, event.marker_flags)
+        EventKind::Other {
+            header_type: kind_type,
+            bytes: kind_bytes,
+        } => {
+            assert!(!is_classic(event.header_type.0), "Other kind for {event:?}");
+            assert_eq!(kind_type, event.header_type);
+            assert_eq!(kind_bytes, bytes);
+            let system = [header_type::SYSTEM32, header_type::SYSTEM64];
+            if system.contains(&event.header_type.0) {
+                let prefix = bytes.first_chunk::<0x20>().expect("the walk checked Size");
+                let header = SystemTraceHeader::from_bytes(prefix);
+                model::check_system_trace_header(&header, bytes);
+                check_parse_event(
+                    Wire::System,
+                    bytes,
+                    &header,
+                    SystemTraceHeader::parse_event(bytes),
                 );
-                match SystemTraceHeader::parse_event(bytes) {
-                    Ok((parsed, data, rest)) => {
-                        assert!(flags_ok, "parse_event accepted {event:?}");
-                        assert_eq!(parsed, system);
-                        assert_eq!(data.as_ptr(), bytes[len..].as_ptr());
-                        assert_eq!((data.len(), rest.len()), (bytes.len() - len, 0));
-                    }
-                    Err(error) => {
-                        assert!(!flags_ok, "parse_event rejected {event:?}: {error:?}");
-                        assert_eq!(error, not_a_trace_header(Layout::SystemTraceHeader));
-                    }
-                }
             }
         }
     }
 }
 
-/// Checks `classic_events(bitness)` and `deliver` against the walk of the same buffer
-/// (`walked`, ended by `end`); returns the delivered events.
+/// The `EVENT_TRACE` a consumer of `bitness` must be delivered for a classic event, as bytes
+/// (LAYOUTS §EVENT_TRACE and §EVENT_INSTANCE_GUID_HEADER, "byte-identical to the first 0x48
+/// bytes of the consumer's EVENT_TRACE"):
+/// - 0x00..0x30: the event's `EVENT_TRACE_HEADER` as stored;
+/// - 0x30..0x48: `InstanceId`, `ParentInstanceId`, `ParentGuid` as stored for an instance event,
+///   zero for a full-header event, which has none;
+/// - `MofData`: where the data starts, from the start of the buffer (documented: the
+///   consumer's pointer, as an offset), `MofLength`: `Size` minus the header;
+/// - `BufferContext`: the buffer header's `ClientContext` (bytes 0x28..0x2C);
+/// - the i686 tail padding zero ("a value built from fields has zero padding", LAYOUTS §Small
+///   structs).
+fn expected_event_trace(
+    event: &WalkedEvent,
+    event_bytes: &[u8],
+    buffer_header: &[u8],
+    bitness: Bitness,
+) -> [u8; 0x58] {
+    let header_len = if is_instance(event.header_type) {
+        0x48
+    } else {
+        0x30
+    };
+    let tail = model::event_trace_tail(bitness);
+    let mut out = [0u8; 0x58];
+    out[..header_len].copy_from_slice(&event_bytes[..header_len]);
+    let mof_data = (BUFFER_HEADER_LEN + event.offset + header_len) as u64;
+    out[0x48..0x48 + tail.mof_data_width]
+        .copy_from_slice(&mof_data.to_le_bytes()[..tail.mof_data_width]);
+    let mof_length = (usize::from(event.size) - header_len) as u32;
+    out[tail.mof_length_at..tail.mof_length_at + 4].copy_from_slice(&mof_length.to_le_bytes());
+    out[tail.context_at..tail.context_at + 4].copy_from_slice(&buffer_header[0x28..0x2C]);
+    out
+}
+
+/// Checks `classic_events(bitness)` and `deliver` against the rules, for the walk of the same
+/// buffer (`walked`, ended by `end`); `buffer_header` is the buffer's 0x48 header bytes. Returns
+/// the delivered events.
 ///
-/// - `classic_events` yields exactly `deliver` of each walked event that is a classic one,
-///   in order, then the walk's error if it had one, then `None` for ever; so the number of
-///   events it delivers is the number of `FULL_HEADER32/64` and `INSTANCE32/64` events walked;
-/// - `deliver` gives `None` for every other event, and for a classic one the `EVENT_TRACE` of
-///   the asked bitness holding the event's header, its instance fields (zero for a full
-///   header), `MofData` = the data's offset from the start of the buffer, `MofLength` = the
-///   data's length, and the buffer's `ClientContext`; its data is the event's data.
+/// - `deliver` gives `None` for every event that is not FULL_HEADER32/64 or INSTANCE32/64, and
+///   for a classic one the `EVENT_TRACE` whose bytes are [`expected_event_trace`], its data the
+///   event's bytes after the header, its offset the event's;
+/// - `classic_events` yields exactly those, in order, then the walk's error if it had one, then
+///   `None` for ever.
 pub fn check_classic<'a>(
     buffer: &TraceBuffer<'a>,
+    buffer_header: &[u8],
     walked: &[Event<'a>],
     end: Option<Error>,
     bitness: Bitness,
@@ -328,42 +240,44 @@ pub fn check_classic<'a>(
     let mut delivered = Vec::new();
     for event in walked {
         let result = buffer.deliver(event, bitness);
-        let (instance, data, header_len) = match event.kind() {
-            EventKind::Other { .. } => {
-                assert_eq!(result, None, "deliver of {event:?}");
-                continue;
-            }
-            EventKind::Full { header, data } => (
-                EventInstanceGuidHeader {
-                    header,
-                    instance_id: 0,
-                    parent_instance_id: 0,
-                    parent_guid: Guid::NIL,
-                },
-                data,
-                EventTraceHeader::LEN,
-            ),
-            EventKind::Instance { header, data } => (header, data, EventInstanceGuidHeader::LEN),
+        if !is_classic(event.header_type.0) {
+            assert_eq!(result, None, "deliver of {event:?}");
+            continue;
+        }
+        let walked_event = WalkedEvent {
+            offset: event.offset,
+            header_type: event.header_type.0,
+            flags: event.marker_flags.0,
+            size: event.size,
         };
+        let expected = expected_event_trace(&walked_event, event.bytes, buffer_header, bitness);
         let one = result
             .expect("a classic event is delivered")
             .expect("no MofData offset of a fuzz input overflows 32 bits");
         let trace = one.event_trace;
         assert_eq!(trace.bitness(), bitness);
-        assert_eq!(trace.instance_header(), instance);
+        assert_eq!(trace.to_bytes(), expected, "the EVENT_TRACE delivered");
+        match trace {
+            EventTrace::Bits32(trace) => model::check_event_trace32(&trace, &expected),
+            EventTrace::Bits64(trace) => model::check_event_trace64(&trace, &expected),
+        }
         assert_eq!(
             trace.mof_data(),
-            (WmiBufferHeader::LEN + event.offset + header_len) as u64
+            model::event_trace_mof_data(&expected, bitness)
         );
-        assert_eq!(trace.mof_length() as usize, data.len());
-        assert_eq!(trace.buffer_context(), buffer.header.client_context);
+        let tail = model::event_trace_tail(bitness);
+        assert_eq!(trace.mof_length(), le32(&expected, tail.mof_length_at));
+        model::check_buffer_context(&trace.buffer_context(), &expected, tail.context_at);
+        model::check_event_instance_guid_header(&trace.instance_header(), &expected);
+        model::check_event_trace_header(&trace.header(), &expected);
+        let header_len = if is_instance(event.header_type.0) {
+            0x48
+        } else {
+            0x30
+        };
         assert_eq!(one.offset, event.offset);
-        assert_eq!(one.data.as_ptr(), data.as_ptr());
-        assert_eq!(one.data.len(), data.len());
-        assert_eq!(
-            etw_classic::EventTrace::from_bytes(&trace.to_bytes(), bitness),
-            trace
-        );
+        assert_eq!(one.data.as_ptr(), event.bytes[header_len..].as_ptr());
+        assert_eq!(one.data.len(), event.bytes.len() - header_len);
         delivered.push(one);
     }
 
@@ -380,16 +294,19 @@ pub fn check_classic<'a>(
         classic.next().is_none(),
         "classic_events went on after its end"
     );
-    assert_eq!(
-        delivered.len(),
-        walked.iter().filter(|e| is_classic(e.header_type)).count()
-    );
     delivered
 }
 
-/// Walks one buffer: its events (as [`check_events`], and `TraceBuffer::events` is that walk of
-/// its event bytes), both bitnesses of classic events, and adds its instance events to `tree`.
-pub fn check_buffer<const N: usize>(buffer: &TraceBuffer<'_>, tree: &mut TreeCheck<N>) {
+/// Walks one buffer whose 0x48 header bytes are `buffer_header`: its header decoded at the
+/// offsets of its table, its events (as [`check_events`], and `TraceBuffer::events` is that walk
+/// of its event bytes), the classic events of both bitnesses, and its instance events added to
+/// `tree`.
+pub fn check_buffer<const N: usize>(
+    buffer: &TraceBuffer<'_>,
+    buffer_header: &[u8],
+    tree: &mut TreeCheck<N>,
+) {
+    model::check_wmi_buffer_header(&buffer.header, buffer_header);
     let bytes = buffer.event_bytes();
     let (walked, end) = check_events(bytes);
     let expected: Vec<Result<Event<'_>, Error>> =
@@ -398,16 +315,20 @@ pub fn check_buffer<const N: usize>(buffer: &TraceBuffer<'_>, tree: &mut TreeChe
         buffer.events().eq(expected),
         "events() is not the walk of event_bytes()"
     );
-    let _ = check_classic(buffer, &walked, end, Bitness::Bits32);
-    for one in check_classic(buffer, &walked, end, Bitness::Bits64) {
-        let instance = one.event_trace.instance_header();
-        if is_instance(instance.header.header_type) {
-            tree.add(&instance);
+    let _ = check_classic(buffer, buffer_header, &walked, end, Bitness::Bits32);
+    let delivered = check_classic(buffer, buffer_header, &walked, end, Bitness::Bits64);
+    let classic = walked
+        .iter()
+        .filter(|event| is_classic(event.header_type.0));
+    for (event, one) in classic.zip(&delivered) {
+        if is_instance(event.header_type.0) {
+            tree.add(event.bytes, &one.event_trace.instance_header());
         }
     }
 }
 
-/// An `InstanceTree` checked against a plain model of what its documentation says `add` does.
+/// An `InstanceTree` checked against a model of what its documentation says `add` does, with
+/// the keys read from the events' bytes.
 #[derive(Debug, Default)]
 pub struct TreeCheck<const N: usize> {
     tree: InstanceTree<N>,
@@ -423,31 +344,36 @@ impl<const N: usize> TreeCheck<N> {
         }
     }
 
-    /// Adds one instance event to the tree and to the model:
-    /// - the instance is (`Guid`, `InstanceId`), the parent (`ParentGuid`, `ParentInstanceId`)
-    ///   unless both are zero;
-    /// - a known instance counts one more event; the first parent named sticks, and each later
-    ///   different one counts as a conflict;
-    /// - a new instance is added at the end, or, when the tree holds `N` already, the call fails
-    ///   with `InstanceTreeFull` and leaves the tree unchanged.
-    pub fn add(&mut self, event: &EventInstanceGuidHeader) {
-        let key = InstanceKey::of(event);
-        assert_eq!(
-            key,
-            InstanceKey {
-                class_guid: event.header.guid.guid(),
-                instance_id: event.instance_id,
-            }
-        );
-        let parent = InstanceKey::parent_of(event);
-        let names_none = event.parent_instance_id == 0 && event.parent_guid == Guid::NIL;
-        let named = InstanceKey {
-            class_guid: event.parent_guid,
-            instance_id: event.parent_instance_id,
+    /// Adds one instance event, whose stored header bytes are `bytes` and whose decoded header
+    /// is `header`, to the tree and to the model.
+    ///
+    /// - "InstanceId labels the event with its class GUID; ParentInstanceId + ParentGuid name
+    ///   the parent" (LAYOUTS §Rules from the seeds): the instance is (`Guid` @0x18,
+    ///   `InstanceId` @0x30), the parent (`ParentGuid` @0x38, `ParentInstanceId` @0x34), and
+    ///   documented: a zero `ParentInstanceId` with a zero `ParentGuid` names no parent;
+    /// - documented: a known instance counts one more event; the first parent named sticks, and
+    ///   each later different one counts as a conflict; a new instance is added at the end, or,
+    ///   when the tree holds `N` already, the call fails with `InstanceTreeFull` and leaves the
+    ///   tree unchanged.
+    pub fn add(&mut self, bytes: &[u8], header: &EventInstanceGuidHeader) {
+        let key = InstanceKey {
+            class_guid: model::guid(bytes, 0x18),
+            instance_id: le32(bytes, 0x30),
         };
-        assert_eq!(parent, (!names_none).then_some(named));
+        let parent_instance_id = le32(bytes, 0x34);
+        let parent_guid = model::guid(bytes, 0x38);
+        let parent = (parent_instance_id != 0 || parent_guid != Guid::NIL).then_some(InstanceKey {
+            class_guid: parent_guid,
+            instance_id: parent_instance_id,
+        });
+        assert_eq!(InstanceKey::of(header), key, "InstanceKey::of");
+        assert_eq!(
+            InstanceKey::parent_of(header),
+            parent,
+            "InstanceKey::parent_of"
+        );
 
-        let result = self.tree.add(event);
+        let result = self.tree.add(header);
         let full = self.model.len() == N;
         match self.model.iter_mut().find(|node| node.key == key) {
             Some(node) => {
@@ -481,39 +407,28 @@ impl<const N: usize> TreeCheck<N> {
         );
     }
 
-    /// Every query of the tree, none of which may panic:
+    /// Every query of the tree against the model's nodes:
     /// - `get` finds each node by its key, and nothing for a key never added;
-    /// - `parent` returns the node whose key is the parent named, when that one was added;
+    /// - `parent` is the node whose key is the parent named, when that one was added;
     /// - `children` are the nodes naming the key as parent, in order; `roots` are the nodes
     ///   whose parent is not in the tree;
     /// - `depth` counts the parent steps up to a root, or is `None` when the chain loops.
     pub fn check_queries(&self) {
         let tree = &self.tree;
-        let nodes = tree.nodes();
-        for (index, node) in nodes.iter().enumerate() {
-            assert!(
-                nodes[..index].iter().all(|other| other.key != node.key),
-                "an instance is in the tree twice"
-            );
+        let nodes = &self.model;
+        let find = |key: InstanceKey| nodes.iter().find(|node| node.key == key);
+        for node in nodes {
             assert_eq!(tree.get(node.key), Some(node));
-            let parent = tree.parent(node.key);
-            match node.parent {
-                None => assert_eq!(parent, None),
-                Some(named) => {
-                    assert_eq!(parent, nodes.iter().find(|other| other.key == named));
-                    if let Some(parent) = parent {
-                        assert_eq!(parent.key, named, "parent() is not the named parent");
-                    }
-                }
-            }
+            assert_eq!(tree.parent(node.key), node.parent.and_then(find));
             assert!(tree
                 .children(node.key)
                 .eq(nodes.iter().filter(|other| other.parent == Some(node.key))));
 
+            // Up the chain of parents; more steps than nodes means a loop.
             let mut steps = 0;
             let mut at = node;
             let expected_depth = loop {
-                match tree.parent(at.key) {
+                match at.parent.and_then(find) {
                     None => break Some(steps),
                     Some(_) if steps == nodes.len() => break None,
                     Some(up) => {
@@ -522,36 +437,30 @@ impl<const N: usize> TreeCheck<N> {
                     }
                 }
             };
-            let depth = tree.depth(node.key);
-            assert_eq!(depth, expected_depth, "depth of {:?}", node.key);
-            if let Some(depth) = depth {
-                assert!(depth < nodes.len());
-            }
+            assert_eq!(
+                tree.depth(node.key),
+                expected_depth,
+                "depth of {:?}",
+                node.key
+            );
         }
         assert!(tree.roots().eq(nodes
             .iter()
-            .filter(|node| node.parent.is_none_or(|parent| tree.get(parent).is_none()))));
-        for root in tree.roots() {
-            assert_eq!(tree.depth(root.key), Some(0));
-        }
+            .filter(|node| node.parent.and_then(find).is_none())));
 
         // A key never added.
-        let absent = (0..=u32::try_from(nodes.len()).unwrap())
+        let absent = (0..=nodes.len() as u32)
             .map(|instance_id| InstanceKey {
                 class_guid: Guid::NIL,
                 instance_id,
             })
-            .find(|key| nodes.iter().all(|node| node.key != *key))
+            .find(|key| find(*key).is_none())
             .expect("one of len + 1 keys is absent");
         assert_eq!(tree.get(absent), None);
         assert_eq!(tree.parent(absent), None);
         assert_eq!(tree.depth(absent), None);
-        assert_eq!(
-            tree.children(absent).count(),
-            nodes
-                .iter()
-                .filter(|node| node.parent == Some(absent))
-                .count()
-        );
+        assert!(tree
+            .children(absent)
+            .eq(nodes.iter().filter(|node| node.parent == Some(absent))));
     }
 }

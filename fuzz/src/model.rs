@@ -1,0 +1,1278 @@
+//! Reference models of the wire formats, written from the published layouts and rules rather
+//! than from the library they check.
+//!
+//! Sources, cited next to each rule:
+//! - "LAYOUTS §…": `shared/reference/LAYOUTS.md` beside the repository (offsets compiled from
+//!   mingw-w64 `evntrace.h`, ntwmi.h, the seed documents);
+//! - "EVENT-HEADERS §n": `shared/reference/EVENT-HEADERS.md` beside it;
+//! - "evntrace.h", "minwinbase.h": the public SDK declarations, for the two structs LAYOUTS.md
+//!   does not lay out member by member (`TRACE_LOGFILE_HEADER`, of which it gives the sizes, and
+//!   `TIME_ZONE_INFORMATION`);
+//! - "[MS-XCA] 2.4.4": the Plain LZ77 decompression pseudo-code of the Xpress Compression
+//!   Algorithm specification;
+//! - "documented": a choice the library's rustdoc states where the sources above are silent
+//!   (for example, what ends a stream that the pseudo-code would read past).
+//!
+//! Every expected value is computed here with `from_le_bytes` on bytes picked out by offset
+//! ("Everything is little-endian on the wire, whatever the host", LAYOUTS intro), without calling
+//! into `etw_classic`: the library's functions are called only on the values under test, to
+//! compare what they return with the model, and its types appear only as the values compared
+//! against, built from their public fields or constructors (`Guid::from_fields`, `HeaderType(u8)`,
+//! the `Error` variants).
+
+use etw_classic::{
+    Bitness, BufferFlags, Class, Error, EventInstanceGuidHeader, EventInstanceHeader,
+    EventInstanceInfo32, EventInstanceInfo64, EventTrace32, EventTrace64, EventTraceHeader, Guid,
+    GuidOrPtr, HeaderType, Layout, MarkerFlags, MofField, SystemTime, SystemTraceHeader,
+    TimeZoneInformation, TimesOrFlags, TraceLogfileHeader32, TraceLogfileHeader64, WmiBufferHeader,
+};
+
+// ---------------------------------------------------------------------------------------------
+// Reading bytes (LAYOUTS intro: little-endian on the wire)
+// ---------------------------------------------------------------------------------------------
+
+/// The little-endian `u16` at `at`.
+pub fn le16(b: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes([b[at], b[at + 1]])
+}
+
+/// The little-endian `u32` at `at`.
+pub fn le32(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+
+/// The little-endian `u64` at `at`: the low word first.
+pub fn le64(b: &[u8], at: usize) -> u64 {
+    u64::from(le32(b, at)) | u64::from(le32(b, at + 4)) << 32
+}
+
+/// The little-endian `i64` (`LARGE_INTEGER`) at `at`.
+pub fn le_i64(b: &[u8], at: usize) -> i64 {
+    i64::from_le_bytes(le64(b, at).to_le_bytes())
+}
+
+/// The little-endian `i32` (`LONG`) at `at`.
+pub fn le_i32(b: &[u8], at: usize) -> i32 {
+    i32::from_le_bytes(le32(b, at).to_le_bytes())
+}
+
+/// The `GUID` at `at`: "Data1 u32 LE, Data2 u16 LE, Data3 u16 LE, Data4 8 raw bytes"
+/// (LAYOUTS §Small structs).
+pub fn guid(b: &[u8], at: usize) -> Guid {
+    let mut data4 = [0; 8];
+    data4.copy_from_slice(&b[at + 8..at + 16]);
+    Guid::from_fields(le32(b, at), le16(b, at + 4), le16(b, at + 6), data4)
+}
+
+/// The `N` bytes at `at`, as an array.
+fn array<const N: usize>(b: &[u8], at: usize) -> [u8; N] {
+    let mut out = [0; N];
+    out.copy_from_slice(&b[at..at + N]);
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Constants (LAYOUTS §The first four bytes of a trace header; §Trace buffers and .etl files)
+// ---------------------------------------------------------------------------------------------
+
+/// `HeaderType` values (LAYOUTS §The first four bytes, the table).
+pub mod header_type {
+    /// SYSTEM32, version first, 0x20.
+    pub const SYSTEM32: u8 = 0x01;
+    /// SYSTEM64, version first, 0x20.
+    pub const SYSTEM64: u8 = 0x02;
+    /// COMPACT32, version first, 0x18.
+    pub const COMPACT32: u8 = 0x03;
+    /// COMPACT64, version first, 0x18.
+    pub const COMPACT64: u8 = 0x04;
+    /// FULL_HEADER32, size first, an EVENT_TRACE_HEADER (0x30).
+    pub const FULL_HEADER32: u8 = 0x0A;
+    /// INSTANCE32, size first, an EVENT_INSTANCE_GUID_HEADER (0x48).
+    pub const INSTANCE32: u8 = 0x0B;
+    /// TIMED: "not used".
+    pub const TIMED: u8 = 0x0C;
+    /// ERROR: size first, no fixed header given.
+    pub const ERROR: u8 = 0x0D;
+    /// WNODE_HEADER: "not used".
+    pub const WNODE_HEADER: u8 = 0x0E;
+    /// MESSAGE: size first, 0x08.
+    pub const MESSAGE: u8 = 0x0F;
+    /// PERFINFO32, version first, 0x10.
+    pub const PERFINFO32: u8 = 0x10;
+    /// PERFINFO64, version first, 0x10.
+    pub const PERFINFO64: u8 = 0x11;
+    /// EVENT_HEADER32, size first, 0x50.
+    pub const EVENT_HEADER32: u8 = 0x12;
+    /// EVENT_HEADER64, size first, 0x50.
+    pub const EVENT_HEADER64: u8 = 0x13;
+    /// FULL_HEADER64.
+    pub const FULL_HEADER64: u8 = 0x14;
+    /// INSTANCE64.
+    pub const INSTANCE64: u8 = 0x15;
+}
+
+/// `TRACE_HEADER_FLAG`, 0x80 in `MarkerFlags` (byte 3): a trace header, not a WNODE (LAYOUTS
+/// §The first four bytes).
+pub const TRACE_HEADER_FLAG: u8 = 0x80;
+/// `TRACE_HEADER_EVENT_TRACE`, 0x40 in `MarkerFlags` (LAYOUTS §The first four bytes).
+pub const TRACE_HEADER_EVENT_TRACE: u8 = 0x40;
+/// `TRACE_MESSAGE`, 0x10 in byte 3 (ntwmi.h `TRACE_MESSAGE 0x10000000`): a message header, whose
+/// byte 2 is reserved and whose header type is the enumeration value MESSAGE (EVENT-HEADERS §4).
+pub const TRACE_MESSAGE: u8 = 0x10;
+
+/// Whether `flags` has both bits of the classic marker 0xC0 (LAYOUTS §The first four bytes:
+/// `TRACE_HEADER_FULL32 = 0xC00A0000` and its siblings; "marker flags 0xC0 in buffers").
+pub fn classic_marker(flags: u8) -> bool {
+    let both = TRACE_HEADER_FLAG | TRACE_HEADER_EVENT_TRACE;
+    flags & both == both
+}
+
+/// The length of a `WMI_BUFFER_HEADER`: "Every buffer starts with a 0x48-byte
+/// WMI_BUFFER_HEADER" (LAYOUTS §Trace buffers and .etl files).
+pub const BUFFER_HEADER_LEN: usize = 0x48;
+/// `DEFAULT_TRACE_ALIGNMENT`: "Events in a buffer are 8-byte aligned" (LAYOUTS §Trace buffers).
+pub const ALIGNMENT: usize = 8;
+/// `ETW_BUFFER_FLAG_COMPRESSED` in `BufferFlag` (LAYOUTS §Trace buffers).
+pub const BUFFER_FLAG_COMPRESSED: u16 = 0x40;
+/// The largest logfile `BufferSize` the reader accepts, 16 MiB (documented: `MAX_BUFFER_SIZE`).
+pub const MAX_BUFFER_SIZE: usize = 16 << 20;
+
+/// `x` rounded up to the next multiple of [`ALIGNMENT`].
+pub fn align(x: usize) -> usize {
+    x.div_ceil(ALIGNMENT) * ALIGNMENT
+}
+
+/// Where `Size` is and how long the fixed header is, for a header type (LAYOUTS §The first four
+/// bytes, the table): "version first" headers hold `Size` as a `u16` at 4, "size first" ones at
+/// 0; TIMED and WNODE_HEADER are "not used" and, like any value missing from the table, have no
+/// known framing.
+pub struct Framing {
+    /// Offset of the `u16` `Size`.
+    pub size_at: usize,
+    /// The fixed header's length, `None` where the table gives none (ERROR).
+    pub fixed_len: Option<usize>,
+}
+
+/// The framing of `header_type`, `None` for a type the table does not frame.
+pub fn framing(header_type: u8) -> Option<Framing> {
+    use header_type::*;
+    let (size_at, fixed_len) = match header_type {
+        SYSTEM32 | SYSTEM64 => (4, Some(0x20)),
+        COMPACT32 | COMPACT64 => (4, Some(0x18)),
+        PERFINFO32 | PERFINFO64 => (4, Some(0x10)),
+        FULL_HEADER32 | FULL_HEADER64 => (0, Some(0x30)),
+        INSTANCE32 | INSTANCE64 => (0, Some(0x48)),
+        EVENT_HEADER32 | EVENT_HEADER64 => (0, Some(0x50)),
+        MESSAGE => (0, Some(0x08)),
+        ERROR => (0, None),
+        _ => return None,
+    };
+    Some(Framing { size_at, fixed_len })
+}
+
+/// The smallest `Size` an event of this framing may have: its fixed header, and never less than
+/// the four marker bytes (documented on `Events`: a smaller `Size` could not move a walk on).
+pub fn min_size(framing: &Framing) -> usize {
+    framing.fixed_len.unwrap_or(0).max(4)
+}
+
+// ---------------------------------------------------------------------------------------------
+// The walk of a buffer's events (LAYOUTS §Trace buffers and .etl files, §The first four bytes)
+// ---------------------------------------------------------------------------------------------
+
+/// One event as the rules find it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WalkedEvent {
+    /// Where it starts, from the start of the bytes walked.
+    pub offset: usize,
+    /// Its header type (byte 2, or MESSAGE for a message header).
+    pub header_type: u8,
+    /// Byte 3.
+    pub flags: u8,
+    /// Its `Size`.
+    pub size: u16,
+}
+
+/// Walks `bytes` as the events after a buffer header, by the rules alone; returns the events
+/// and the error that ends the walk, if any.
+///
+/// - A walk ends, without an error, where fewer than four bytes are left, or where the four bytes
+///   read as a little-endian `u32` are 0xFFFFFFFF: "A u32 0xFFFFFFFF where a header would start
+///   marks the end of events" (LAYOUTS §Trace buffers).
+/// - Byte 3 must have `TRACE_HEADER_FLAG` (0x80): "a trace header, not a WNODE" (LAYOUTS §The
+///   first four bytes).
+/// - With `TRACE_MESSAGE` (0x10) in byte 3 the event is a message header, `Size` at 0, fixed
+///   header 8 (EVENT-HEADERS §4); otherwise byte 2 is the header type, framed by [`framing`].
+/// - `Size` must cover [`min_size`] and lie within the bytes left.
+/// - "Events in a buffer are 8-byte aligned": the next event starts at this one's offset plus
+///   `Size` rounded up to 8 (LAYOUTS §Trace buffers).
+pub fn walk(bytes: &[u8]) -> (Vec<WalkedEvent>, Option<Error>) {
+    let mut events = Vec::new();
+    let mut at = 0;
+    loop {
+        if at >= bytes.len() || bytes.len() - at < 4 {
+            return (events, None);
+        }
+        let rest = &bytes[at..];
+        if le32(rest, 0) == 0xFFFF_FFFF {
+            return (events, None);
+        }
+        let flags = rest[3];
+        if flags & TRACE_HEADER_FLAG == 0 {
+            let found = le32(rest, 0);
+            return (events, Some(Error::NotAnEventHeader { offset: at, found }));
+        }
+        let header_type = if flags & TRACE_MESSAGE != 0 {
+            header_type::MESSAGE
+        } else {
+            rest[2]
+        };
+        let typed = HeaderType(header_type);
+        let Some(framing) = framing(header_type) else {
+            let error = Error::UnknownEventHeaderType {
+                offset: at,
+                header_type: typed,
+            };
+            return (events, Some(error));
+        };
+        if rest.len() < framing.size_at + 2 {
+            let error = Error::EventHeaderTruncated {
+                offset: at,
+                header_type: typed,
+                needed: framing.size_at + 2,
+                available: rest.len(),
+            };
+            return (events, Some(error));
+        }
+        let size = le16(rest, framing.size_at);
+        let min = min_size(&framing);
+        if usize::from(size) < min {
+            let error = Error::EventSizeBelowHeader {
+                offset: at,
+                header_type: typed,
+                min_size: min,
+                size,
+            };
+            return (events, Some(error));
+        }
+        if usize::from(size) > rest.len() {
+            let error = Error::EventSizeBeyondBuffer {
+                offset: at,
+                header_type: typed,
+                size,
+                available: rest.len(),
+            };
+            return (events, Some(error));
+        }
+        events.push(WalkedEvent {
+            offset: at,
+            header_type,
+            flags,
+            size,
+        });
+        at += align(usize::from(size));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The wire checks of the headers read from trace buffers (LAYOUTS §The first four bytes)
+// ---------------------------------------------------------------------------------------------
+
+/// A header that `parse` checks as a trace buffer holds it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wire {
+    /// `EVENT_TRACE_HEADER`: `FULL_HEADER32`/`FULL_HEADER64`, `Size` at 0, 0x30 bytes.
+    Full,
+    /// `EVENT_INSTANCE_GUID_HEADER`: `INSTANCE32`/`INSTANCE64`, `Size` at 0, 0x48 bytes.
+    Instance,
+    /// `SYSTEM_TRACE_HEADER`: `SYSTEM32`/`SYSTEM64`, `Size` at 4 ("version first"), 0x20 bytes.
+    System,
+}
+
+impl Wire {
+    /// The layout's name in errors.
+    pub fn layout(self) -> Layout {
+        match self {
+            Self::Full => Layout::EventTraceHeader,
+            Self::Instance => Layout::EventInstanceGuidHeader,
+            Self::System => Layout::SystemTraceHeader,
+        }
+    }
+
+    /// The header types it is written with: the 32-bit one, then the 64-bit one.
+    pub fn types(self) -> [u8; 2] {
+        use header_type::*;
+        match self {
+            Self::Full => [FULL_HEADER32, FULL_HEADER64],
+            Self::Instance => [INSTANCE32, INSTANCE64],
+            Self::System => [SYSTEM32, SYSTEM64],
+        }
+    }
+
+    /// The fixed length.
+    pub fn header_len(self) -> usize {
+        match self {
+            Self::Full => 0x30,
+            Self::Instance => 0x48,
+            Self::System => 0x20,
+        }
+    }
+
+    /// Where `Size` is.
+    pub fn size_at(self) -> usize {
+        match self {
+            Self::System => 4,
+            Self::Full | Self::Instance => 0,
+        }
+    }
+
+    /// `Size`, read from the header's bytes.
+    pub fn size(self, b: &[u8]) -> u16 {
+        le16(b, self.size_at())
+    }
+
+    /// What is wrong with the header at the start of `b` (at least `len()` bytes), each as the
+    /// error that reports it; empty when `parse` must accept it. The rules: marker flags 0xC0
+    /// in byte 3, one of the two header types in byte 2, and a `Size` that covers the header.
+    pub fn violations(self, b: &[u8]) -> Vec<Error> {
+        let layout = self.layout();
+        let [type32, type64] = self.types();
+        let mut found = Vec::new();
+        if !classic_marker(b[3]) {
+            found.push(Error::NotATraceHeader {
+                layout,
+                found: MarkerFlags(b[3]),
+            });
+        }
+        if b[2] != type32 && b[2] != type64 {
+            found.push(Error::WrongHeaderType {
+                layout,
+                expected_32: HeaderType(type32),
+                expected_64: HeaderType(type64),
+                found: HeaderType(b[2]),
+            });
+        }
+        let size = self.size(b);
+        if usize::from(size) < self.header_len() {
+            found.push(Error::SizeBelowHeader {
+                layout,
+                header_len: self.header_len(),
+                size,
+            });
+        }
+        found
+    }
+
+    /// What `parse` of `input` must give: `Ok` with the header length, or the errors it may
+    /// report (any one of them: the rules do not order the checks, except that too few bytes
+    /// come first).
+    pub fn parse(self, input: &[u8]) -> Result<usize, Vec<Error>> {
+        if input.len() < self.header_len() {
+            return Err(vec![Error::Truncated {
+                layout: self.layout(),
+                needed: self.header_len(),
+                found: input.len(),
+            }]);
+        }
+        let violations = self.violations(input);
+        if violations.is_empty() {
+            Ok(self.header_len())
+        } else {
+            Err(violations)
+        }
+    }
+
+    /// What `parse_event` of `input` must give: `Ok(Size)` when the header is valid and `Size`
+    /// bytes are there ("Size counts header + event data", LAYOUTS §Rules from the seeds).
+    pub fn parse_event(self, input: &[u8]) -> Result<usize, Vec<Error>> {
+        self.parse(input)?;
+        let size = self.size(input);
+        if usize::from(size) > input.len() {
+            return Err(vec![Error::SizeBeyondInput {
+                layout: self.layout(),
+                size,
+                available: input.len(),
+            }]);
+        }
+        Ok(usize::from(size))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Field by field: each fixed layout against the offsets of its table
+// ---------------------------------------------------------------------------------------------
+
+/// `Class` from its four bytes at `at`: "roll-up: byte 0x04 Class.Type, 0x05 Class.Level,
+/// 0x06..0x08 Class.Version (u16)", and the `Version` view is the same four bytes as one `u32`
+/// (LAYOUTS §EVENT_TRACE_HEADER, row 0x04).
+pub fn check_class(class: &Class, b: &[u8], at: usize, what: &str) {
+    assert_eq!(class.event_type.0, b[at], "{what}: Class.Type");
+    assert_eq!(class.level.0, b[at + 1], "{what}: Class.Level");
+    assert_eq!(class.version, le16(b, at + 2), "{what}: Class.Version");
+    assert_eq!(class.roll_up(), le32(b, at), "{what}: Version roll-up");
+}
+
+/// The `Guid | GuidPtr` union at `at`: a GUID, or a `u64` `GuidPtr` in its first eight bytes
+/// (LAYOUTS §EVENT_TRACE_HEADER, row 0x18).
+fn check_guid_or_ptr(union: &GuidOrPtr, b: &[u8], at: usize, what: &str) {
+    assert_eq!(union.0, array::<16>(b, at), "{what}: Guid union bytes");
+    assert_eq!(union.guid(), guid(b, at), "{what}: Guid view");
+    assert_eq!(union.guid_ptr(), le64(b, at), "{what}: GuidPtr view");
+}
+
+/// The 8-byte union at `at`: `{KernelTime u32, UserTime u32} | ProcessorTime u64 |
+/// {ClientContext u32, Flags u32}`, and in `EVENT_INSTANCE_HEADER` `{EventId u32, Flags u32}`
+/// (LAYOUTS §EVENT_TRACE_HEADER row 0x28, §EVENT_INSTANCE_HEADER row 0x28).
+fn check_times(times: &TimesOrFlags, b: &[u8], at: usize, what: &str) {
+    assert_eq!(times.0, array::<8>(b, at), "{what}: union bytes");
+    assert_eq!(times.kernel_time(), le32(b, at), "{what}: KernelTime");
+    assert_eq!(times.user_time(), le32(b, at + 4), "{what}: UserTime");
+    assert_eq!(times.processor_time(), le64(b, at), "{what}: ProcessorTime");
+    assert_eq!(times.client_context(), le32(b, at), "{what}: ClientContext");
+    assert_eq!(times.event_id(), le32(b, at), "{what}: EventId");
+    assert_eq!(times.flags().0, le32(b, at + 4), "{what}: Flags");
+}
+
+/// The members 0x00..0x18 that `EVENT_TRACE_HEADER` and `EVENT_INSTANCE_HEADER` share (LAYOUTS
+/// §EVENT_TRACE_HEADER rows 0x00..0x10; §EVENT_INSTANCE_HEADER "0x00..0x18 as
+/// EVENT_TRACE_HEADER").
+#[allow(clippy::too_many_arguments)]
+fn check_common(
+    what: &str,
+    b: &[u8],
+    size: u16,
+    header_type: HeaderType,
+    marker_flags: MarkerFlags,
+    class: &Class,
+    thread_id: u32,
+    process_id: u32,
+    timestamp: i64,
+) {
+    assert_eq!(size, le16(b, 0x00), "{what}: Size");
+    assert_eq!(header_type.0, b[0x02], "{what}: HeaderType");
+    assert_eq!(marker_flags.0, b[0x03], "{what}: MarkerFlags");
+    check_class(class, b, 0x04, what);
+    assert_eq!(thread_id, le32(b, 0x08), "{what}: ThreadId");
+    assert_eq!(process_id, le32(b, 0x0C), "{what}: ProcessId");
+    assert_eq!(timestamp, le_i64(b, 0x10), "{what}: TimeStamp");
+}
+
+/// `EVENT_TRACE_HEADER`, 0x30 bytes (LAYOUTS §EVENT_TRACE_HEADER).
+pub fn check_event_trace_header(h: &EventTraceHeader, b: &[u8]) {
+    let what = "EVENT_TRACE_HEADER";
+    check_common(
+        what,
+        b,
+        h.size,
+        h.header_type,
+        h.marker_flags,
+        &h.class,
+        h.thread_id,
+        h.process_id,
+        h.timestamp,
+    );
+    check_guid_or_ptr(&h.guid, b, 0x18, what);
+    check_times(&h.times, b, 0x28, what);
+}
+
+/// `EVENT_INSTANCE_HEADER`, 0x38 bytes (LAYOUTS §EVENT_INSTANCE_HEADER).
+pub fn check_event_instance_header(h: &EventInstanceHeader, b: &[u8]) {
+    let what = "EVENT_INSTANCE_HEADER";
+    check_common(
+        what,
+        b,
+        h.size,
+        h.header_type,
+        h.marker_flags,
+        &h.class,
+        h.thread_id,
+        h.process_id,
+        h.timestamp,
+    );
+    assert_eq!(h.reg_handle, le64(b, 0x18), "{what}: RegHandle");
+    assert_eq!(h.instance_id, le32(b, 0x20), "{what}: InstanceId");
+    assert_eq!(
+        h.parent_instance_id,
+        le32(b, 0x24),
+        "{what}: ParentInstanceId"
+    );
+    check_times(&h.times, b, 0x28, what);
+    assert_eq!(
+        h.parent_reg_handle,
+        le64(b, 0x30),
+        "{what}: ParentRegHandle"
+    );
+}
+
+/// The instance members after an `EVENT_TRACE_HEADER`: "InstanceId u32 @0x30, ParentInstanceId
+/// u32 @0x34, ParentGuid GUID @0x38..0x48" (LAYOUTS §EVENT_INSTANCE_GUID_HEADER, and the same
+/// offsets in §EVENT_TRACE).
+fn check_instance_members(instance_id: u32, parent_instance_id: u32, parent_guid: Guid, b: &[u8]) {
+    assert_eq!(instance_id, le32(b, 0x30), "InstanceId");
+    assert_eq!(parent_instance_id, le32(b, 0x34), "ParentInstanceId");
+    assert_eq!(parent_guid, guid(b, 0x38), "ParentGuid");
+}
+
+/// `EVENT_INSTANCE_GUID_HEADER`, 0x48 bytes (LAYOUTS §EVENT_INSTANCE_GUID_HEADER): "The first
+/// 0x30 bytes are an EVENT_TRACE_HEADER", then the instance members.
+pub fn check_event_instance_guid_header(h: &EventInstanceGuidHeader, b: &[u8]) {
+    check_event_trace_header(&h.header, b);
+    check_instance_members(h.instance_id, h.parent_instance_id, h.parent_guid, b);
+}
+
+/// `ETW_BUFFER_CONTEXT` at `at`: "ProcessorNumber u8 @0, Alignment u8 @1 (ProcessorIndex u16
+/// @0 in newer headers), LoggerId u16 @2" (LAYOUTS §EVENT_TRACE; EVENT-HEADERS §7).
+pub fn check_buffer_context(context: &etw_classic::BufferContext, b: &[u8], at: usize) {
+    assert_eq!(context.0, array::<4>(b, at), "ETW_BUFFER_CONTEXT bytes");
+    assert_eq!(context.processor_number(), b[at], "ProcessorNumber");
+    assert_eq!(context.alignment(), b[at + 1], "Alignment");
+    assert_eq!(context.processor_index(), le16(b, at), "ProcessorIndex");
+    assert_eq!(context.logger_id(), le16(b, at + 2), "LoggerId");
+    assert_eq!(context.client_context(), le32(b, at), "ClientContext");
+}
+
+/// Where `EVENT_TRACE`'s members after `ParentGuid` are, by bitness (LAYOUTS §EVENT_TRACE: the
+/// pointer `MofData` is 4 bytes on i686 and 8 on x86_64, which moves what follows).
+#[derive(Clone, Copy, Debug)]
+pub struct EventTraceTail {
+    /// `MofData` offset (always 0x48) and width.
+    pub mof_data_width: usize,
+    /// `MofLength`.
+    pub mof_length_at: usize,
+    /// `ClientContext | BufferContext`.
+    pub context_at: usize,
+    /// The i686 tail padding, 0x54..0x58; none on x86_64.
+    pub padding_at: Option<usize>,
+}
+
+/// The `EVENT_TRACE` table's columns.
+pub fn event_trace_tail(bitness: Bitness) -> EventTraceTail {
+    match bitness {
+        Bitness::Bits32 => EventTraceTail {
+            mof_data_width: 4,
+            mof_length_at: 0x4C,
+            context_at: 0x50,
+            padding_at: Some(0x54),
+        },
+        Bitness::Bits64 => EventTraceTail {
+            mof_data_width: 8,
+            mof_length_at: 0x50,
+            context_at: 0x54,
+            padding_at: None,
+        },
+    }
+}
+
+/// `MofData` of an `EVENT_TRACE` of that bitness, read from its bytes.
+pub fn event_trace_mof_data(b: &[u8], bitness: Bitness) -> u64 {
+    match event_trace_tail(bitness).mof_data_width {
+        4 => u64::from(le32(b, 0x48)),
+        _ => le64(b, 0x48),
+    }
+}
+
+/// `EVENT_TRACE`, 32-bit layout (LAYOUTS §EVENT_TRACE, i686 column).
+pub fn check_event_trace32(t: &EventTrace32, b: &[u8]) {
+    let tail = event_trace_tail(Bitness::Bits32);
+    check_event_trace_header(&t.header, b);
+    check_instance_members(t.instance_id, t.parent_instance_id, t.parent_guid, b);
+    assert_eq!(
+        u64::from(t.mof_data),
+        event_trace_mof_data(b, Bitness::Bits32)
+    );
+    assert_eq!(t.mof_length, le32(b, tail.mof_length_at), "MofLength");
+    check_buffer_context(&t.buffer_context, b, tail.context_at);
+    let padding = tail.padding_at.expect("i686 has tail padding");
+    assert_eq!(t.tail_padding, array::<4>(b, padding), "tail padding kept");
+}
+
+/// `EVENT_TRACE`, 64-bit layout (LAYOUTS §EVENT_TRACE, x86_64 column).
+pub fn check_event_trace64(t: &EventTrace64, b: &[u8]) {
+    let tail = event_trace_tail(Bitness::Bits64);
+    check_event_trace_header(&t.header, b);
+    check_instance_members(t.instance_id, t.parent_instance_id, t.parent_guid, b);
+    assert_eq!(t.mof_data, event_trace_mof_data(b, Bitness::Bits64));
+    assert_eq!(t.mof_length, le32(b, tail.mof_length_at), "MofLength");
+    check_buffer_context(&t.buffer_context, b, tail.context_at);
+}
+
+/// `EVENT_INSTANCE_INFO`, i686: "8 bytes: RegHandle 0x0/4, InstanceId 0x4/4" (LAYOUTS §Small
+/// structs).
+pub fn check_instance_info32(i: &EventInstanceInfo32, b: &[u8]) {
+    assert_eq!(i.reg_handle, le32(b, 0), "RegHandle (32-bit)");
+    assert_eq!(i.instance_id, le32(b, 4), "InstanceId");
+}
+
+/// `EVENT_INSTANCE_INFO`, x86_64: "16 bytes: RegHandle 0x0/8, InstanceId 0x8/4, padding
+/// 0xC..0x10" (LAYOUTS §Small structs), the padding kept as read (LAYOUTS §Small structs,
+/// "a value decoded from bytes keeps what it read").
+pub fn check_instance_info64(i: &EventInstanceInfo64, b: &[u8]) {
+    assert_eq!(i.reg_handle, le64(b, 0), "RegHandle (64-bit)");
+    assert_eq!(i.instance_id, le32(b, 8), "InstanceId");
+    assert_eq!(i.tail_padding, array::<4>(b, 0xC), "padding kept");
+}
+
+/// `MOF_FIELD {ULONG64 DataPtr; ULONG Length; ULONG DataType}`, 16 bytes on both (LAYOUTS
+/// §Small structs).
+pub fn check_mof_field(m: &MofField, b: &[u8]) {
+    assert_eq!(m.data_ptr, le64(b, 0), "DataPtr");
+    assert_eq!(m.length, le32(b, 8), "Length");
+    assert_eq!(m.data_type, le32(b, 0xC), "DataType");
+}
+
+/// `WMI_BUFFER_HEADER`, 0x48 bytes on both: "BufferSize u32 @0, SavedOffset u32 @4,
+/// CurrentOffset u32 @8, ReferenceCount @0x0C, TimeStamp i64 @0x10, SequenceNumber i64 @0x18,
+/// clock/frequency @0x20, ClientContext (ETW_BUFFER_CONTEXT) @0x28, State u32 @0x2C, Offset u32
+/// @0x30, BufferFlag u16 @0x34, BufferType u16 @0x36, then reference time" (LAYOUTS §Trace
+/// buffers; the reference time is 16 bytes, EVENT-HEADERS §6).
+pub fn check_wmi_buffer_header(h: &WmiBufferHeader, b: &[u8]) {
+    assert_eq!(h.buffer_size, le32(b, 0x00), "BufferSize");
+    assert_eq!(h.saved_offset, le32(b, 0x04), "SavedOffset");
+    assert_eq!(h.current_offset, le32(b, 0x08), "CurrentOffset");
+    assert_eq!(h.reference_count, le_i32(b, 0x0C), "ReferenceCount");
+    assert_eq!(h.timestamp, le_i64(b, 0x10), "TimeStamp");
+    assert_eq!(h.sequence_number, le_i64(b, 0x18), "SequenceNumber");
+    assert_eq!(h.clock_or_link, le64(b, 0x20), "clock/frequency");
+    check_buffer_context(&h.client_context, b, 0x28);
+    assert_eq!(h.state, le32(b, 0x2C), "State");
+    assert_eq!(h.offset, le32(b, 0x30), "Offset");
+    assert_eq!(h.buffer_flag.0, le16(b, 0x34), "BufferFlag");
+    assert_eq!(h.buffer_type.0, le16(b, 0x36), "BufferType");
+    assert_eq!(h.reference_time, array::<16>(b, 0x38), "ReferenceTime");
+    assert_eq!(
+        h.is_compressed(),
+        le16(b, 0x34) & BUFFER_FLAG_COMPRESSED != 0,
+        "ETW_BUFFER_FLAG_COMPRESSED"
+    );
+}
+
+/// `SYSTEM_TRACE_HEADER`, 0x20 bytes: "u16 Version @0, type @2, flags @3, Size u16 @4, HookId
+/// @6" (LAYOUTS §The first four bytes, SYSTEM row), then "ThreadId u32 @8, ProcessId u32 @0xC,
+/// SystemTime i64 @0x10, KernelTime u32 @0x18, UserTime u32 @0x1C", and HookId "= Type u8 @6 |
+/// Group u8 @7" (EVENT-HEADERS §3).
+pub fn check_system_trace_header(h: &SystemTraceHeader, b: &[u8]) {
+    assert_eq!(h.version, le16(b, 0x00), "Version");
+    assert_eq!(h.header_type.0, b[0x02], "HeaderType");
+    assert_eq!(h.flags.0, b[0x03], "Flags");
+    assert_eq!(h.size, le16(b, 0x04), "Size");
+    assert_eq!(h.hook_id, le16(b, 0x06), "HookId");
+    assert_eq!(h.thread_id, le32(b, 0x08), "ThreadId");
+    assert_eq!(h.process_id, le32(b, 0x0C), "ProcessId");
+    assert_eq!(h.system_time, le_i64(b, 0x10), "SystemTime");
+    assert_eq!(h.kernel_time, le32(b, 0x18), "KernelTime");
+    assert_eq!(h.user_time, le32(b, 0x1C), "UserTime");
+    // The two u32 views of the first eight bytes (the marker and the WMI_TRACE_PACKET).
+    assert_eq!(h.marker(), le32(b, 0x00), "Marker view");
+    assert_eq!(h.header(), le32(b, 0x04), "Header view");
+    assert_eq!((h.hook_type(), h.hook_group()), (b[6], b[7]), "Type, Group");
+}
+
+/// `SYSTEMTIME`: eight `WORD`s, wYear, wMonth, wDayOfWeek, wDay, wHour, wMinute, wSecond,
+/// wMilliseconds (minwinbase.h), 16 bytes.
+pub fn check_system_time(t: &SystemTime, b: &[u8], at: usize) {
+    let words = [
+        t.year,
+        t.month,
+        t.day_of_week,
+        t.day,
+        t.hour,
+        t.minute,
+        t.second,
+        t.milliseconds,
+    ];
+    for (index, word) in words.into_iter().enumerate() {
+        assert_eq!(word, le16(b, at + 2 * index), "SYSTEMTIME word {index}");
+    }
+}
+
+/// `TIME_ZONE_INFORMATION` at `at` (minwinbase.h, 0xAC bytes): `LONG Bias` @0, `WCHAR
+/// StandardName[32]` @4, `SYSTEMTIME StandardDate` @0x44, `LONG StandardBias` @0x54, `WCHAR
+/// DaylightName[32]` @0x58, `SYSTEMTIME DaylightDate` @0x98, `LONG DaylightBias` @0xA8.
+pub fn check_time_zone(z: &TimeZoneInformation, b: &[u8], at: usize) {
+    assert_eq!(z.bias, le_i32(b, at), "Bias");
+    for index in 0..32 {
+        assert_eq!(
+            z.standard_name[index],
+            le16(b, at + 4 + 2 * index),
+            "StandardName"
+        );
+        assert_eq!(
+            z.daylight_name[index],
+            le16(b, at + 0x58 + 2 * index),
+            "DaylightName"
+        );
+    }
+    check_system_time(&z.standard_date, b, at + 0x44);
+    assert_eq!(z.standard_bias, le_i32(b, at + 0x54), "StandardBias");
+    check_system_time(&z.daylight_date, b, at + 0x98);
+    assert_eq!(z.daylight_bias, le_i32(b, at + 0xA8), "DaylightBias");
+    // The names as text stop at the first NUL, or take all 32 units.
+    for (text, start) in [(z.standard_name_str(), 4), (z.daylight_name_str(), 0x58)] {
+        let units: Vec<u16> = (0..32).map(|i| le16(b, at + start + 2 * i)).collect();
+        let end = units.iter().position(|&unit| unit == 0).unwrap_or(32);
+        assert!(
+            text.units().eq(units[..end].iter().copied()),
+            "name up to NUL"
+        );
+    }
+}
+
+/// Offsets of a `TRACE_LOGFILE_HEADER` layout.
+///
+/// evntrace.h declares, in order: `ULONG BufferSize`; `union { ULONG Version; struct { UCHAR
+/// MajorVersion, MinorVersion, SubVersion, SubMinorVersion } VersionDetail }`; `ULONG
+/// ProviderVersion`, `NumberOfProcessors`; `LARGE_INTEGER EndTime`; `ULONG TimerResolution`,
+/// `MaximumFileSize`, `LogFileMode`, `BuffersWritten`; `union { GUID LogInstanceGuid; struct {
+/// ULONG StartBuffers, PointerSize, EventsLost, CpuSpeedInMHz } }`; `LPWSTR LoggerName`,
+/// `LogFileName`; `TIME_ZONE_INFORMATION TimeZone` (0xAC); `LARGE_INTEGER BootTime`,
+/// `PerfFreq`, `StartTime`; `ULONG ReservedFlags`, `BuffersLost`. With 4- or 8-byte pointers and
+/// `LARGE_INTEGER` aligned to 8 on both ABIs, the members up to the pointers sit alike, the
+/// pointers move what follows, 4 bytes of padding precede `BootTime`, and the totals are the
+/// 0x110 and 0x118 of LAYOUTS §Small structs. EVENT-HEADERS §6 quotes the compiled offsets of
+/// `CpuSpeedInMHz` (0x34), `PerfFreq` (0xF8 / 0x100), `StartTime` (0x100 / 0x108) and
+/// `ReservedFlags` (0x108 / 0x110), which these agree with.
+#[derive(Clone, Copy, Debug)]
+pub struct LogfileLayout {
+    /// The pointer width.
+    pub pointer: usize,
+    /// `LogFileName` (`LoggerName` is at 0x38 in both).
+    pub log_file_name: usize,
+    /// `TimeZone`.
+    pub time_zone: usize,
+    /// The padding before `BootTime`.
+    pub padding: usize,
+    /// `BootTime`; `PerfFreq` and `StartTime` follow at +8 and +0x10, `ReservedFlags` and
+    /// `BuffersLost` at +0x18 and +0x1C.
+    pub boot_time: usize,
+    /// The whole struct.
+    pub len: usize,
+}
+
+/// The `TRACE_LOGFILE_HEADER` layout of a logger of that bitness.
+pub fn logfile_layout(bitness: Bitness) -> LogfileLayout {
+    match bitness {
+        Bitness::Bits32 => LogfileLayout {
+            pointer: 4,
+            log_file_name: 0x3C,
+            time_zone: 0x40,
+            padding: 0xEC,
+            boot_time: 0xF0,
+            len: 0x110,
+        },
+        Bitness::Bits64 => LogfileLayout {
+            pointer: 8,
+            log_file_name: 0x40,
+            time_zone: 0x48,
+            padding: 0xF4,
+            boot_time: 0xF8,
+            len: 0x118,
+        },
+    }
+}
+
+/// A pointer member of `width` bytes at `at`.
+fn pointer(b: &[u8], at: usize, width: usize) -> u64 {
+    match width {
+        4 => u64::from(le32(b, at)),
+        _ => le64(b, at),
+    }
+}
+
+/// The members of both `TRACE_LOGFILE_HEADER` layouts, as one list of (name, value) pairs, so
+/// that the two structs are checked by the same code.
+#[derive(Clone, Copy, Debug)]
+pub struct LogfileMembers<'a> {
+    /// `BufferSize`.
+    pub buffer_size: u32,
+    /// `Version` as its four `VersionDetail` bytes.
+    pub version: [u8; 4],
+    /// `ProviderVersion`.
+    pub provider_version: u32,
+    /// `NumberOfProcessors`.
+    pub number_of_processors: u32,
+    /// `EndTime`.
+    pub end_time: i64,
+    /// `TimerResolution`.
+    pub timer_resolution: u32,
+    /// `MaximumFileSize`.
+    pub maximum_file_size: u32,
+    /// `LogFileMode`.
+    pub log_file_mode: u32,
+    /// `BuffersWritten`.
+    pub buffers_written: u32,
+    /// The `LogInstanceGuid` union's bytes.
+    pub log_instance: &'a etw_classic::LogInstance,
+    /// `LoggerName`.
+    pub logger_name: u64,
+    /// `LogFileName`.
+    pub log_file_name: u64,
+    /// `TimeZone`.
+    pub time_zone: &'a TimeZoneInformation,
+    /// The padding before `BootTime`.
+    pub padding: [u8; 4],
+    /// `BootTime`.
+    pub boot_time: i64,
+    /// `PerfFreq`.
+    pub perf_freq: i64,
+    /// `StartTime`.
+    pub start_time: i64,
+    /// `ReservedFlags`.
+    pub reserved_flags: u32,
+    /// `BuffersLost`.
+    pub buffers_lost: u32,
+}
+
+macro_rules! logfile_members {
+    ($h:expr) => {
+        LogfileMembers {
+            buffer_size: $h.buffer_size,
+            version: [
+                $h.version.major_version,
+                $h.version.minor_version,
+                $h.version.sub_version,
+                $h.version.sub_minor_version,
+            ],
+            provider_version: $h.provider_version,
+            number_of_processors: $h.number_of_processors,
+            end_time: $h.end_time,
+            timer_resolution: $h.timer_resolution,
+            maximum_file_size: $h.maximum_file_size,
+            log_file_mode: $h.log_file_mode,
+            buffers_written: $h.buffers_written,
+            log_instance: &$h.log_instance,
+            logger_name: u64::from($h.logger_name),
+            log_file_name: u64::from($h.log_file_name),
+            time_zone: &$h.time_zone,
+            padding: $h.padding,
+            boot_time: $h.boot_time,
+            perf_freq: $h.perf_freq,
+            start_time: $h.start_time,
+            reserved_flags: $h.reserved_flags.0,
+            buffers_lost: $h.buffers_lost,
+        }
+    };
+}
+
+/// `TRACE_LOGFILE_HEADER`, 32-bit layout (see [`LogfileLayout`]).
+pub fn check_logfile_header32(h: &TraceLogfileHeader32, b: &[u8]) {
+    check_logfile_members(&logfile_members!(h), b, Bitness::Bits32);
+}
+
+/// `TRACE_LOGFILE_HEADER`, 64-bit layout (see [`LogfileLayout`]).
+pub fn check_logfile_header64(h: &TraceLogfileHeader64, b: &[u8]) {
+    check_logfile_members(&logfile_members!(h), b, Bitness::Bits64);
+}
+
+fn check_logfile_members(m: &LogfileMembers<'_>, b: &[u8], bitness: Bitness) {
+    let layout = logfile_layout(bitness);
+    assert_eq!(m.buffer_size, le32(b, 0x00), "BufferSize");
+    assert_eq!(m.version, array::<4>(b, 0x04), "VersionDetail bytes");
+    assert_eq!(m.provider_version, le32(b, 0x08), "ProviderVersion");
+    assert_eq!(m.number_of_processors, le32(b, 0x0C), "NumberOfProcessors");
+    assert_eq!(m.end_time, le_i64(b, 0x10), "EndTime");
+    assert_eq!(m.timer_resolution, le32(b, 0x18), "TimerResolution");
+    assert_eq!(m.maximum_file_size, le32(b, 0x1C), "MaximumFileSize");
+    assert_eq!(m.log_file_mode, le32(b, 0x20), "LogFileMode");
+    assert_eq!(m.buffers_written, le32(b, 0x24), "BuffersWritten");
+    let instance = m.log_instance;
+    assert_eq!(instance.0, array::<16>(b, 0x28), "LogInstanceGuid bytes");
+    assert_eq!(
+        instance.log_instance_guid(),
+        guid(b, 0x28),
+        "LogInstanceGuid"
+    );
+    assert_eq!(instance.start_buffers(), le32(b, 0x28), "StartBuffers");
+    assert_eq!(instance.pointer_size(), le32(b, 0x2C), "PointerSize");
+    assert_eq!(instance.events_lost(), le32(b, 0x30), "EventsLost");
+    assert_eq!(instance.cpu_speed_in_mhz(), le32(b, 0x34), "CpuSpeedInMHz");
+    assert_eq!(
+        m.logger_name,
+        pointer(b, 0x38, layout.pointer),
+        "LoggerName"
+    );
+    assert_eq!(
+        m.log_file_name,
+        pointer(b, layout.log_file_name, layout.pointer),
+        "LogFileName"
+    );
+    check_time_zone(m.time_zone, b, layout.time_zone);
+    assert_eq!(m.padding, array::<4>(b, layout.padding), "padding kept");
+    assert_eq!(m.boot_time, le_i64(b, layout.boot_time), "BootTime");
+    assert_eq!(m.perf_freq, le_i64(b, layout.boot_time + 8), "PerfFreq");
+    assert_eq!(
+        m.start_time,
+        le_i64(b, layout.boot_time + 0x10),
+        "StartTime"
+    );
+    assert_eq!(
+        m.reserved_flags,
+        le32(b, layout.boot_time + 0x18),
+        "ReservedFlags"
+    );
+    assert_eq!(
+        m.buffers_lost,
+        le32(b, layout.boot_time + 0x1C),
+        "BuffersLost"
+    );
+    assert_eq!(layout.boot_time + 0x20, layout.len);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The logfile header event and the names after it
+// ---------------------------------------------------------------------------------------------
+
+/// The two names after a `TRACE_LOGFILE_HEADER`: NUL-terminated UTF-16 ("The strings follow the
+/// struct", EVENT-HEADERS §6), read as little-endian code units.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Names {
+    /// `LoggerName`'s code units, without the NUL.
+    pub logger: Vec<u16>,
+    /// `LogFileName`'s code units, without the NUL.
+    pub file: Vec<u16>,
+    /// Whether both names ended with a NUL.
+    pub terminated: bool,
+    /// Where the bytes after the second NUL start (the input's length when it is missing).
+    pub rest_at: usize,
+}
+
+/// Reads one NUL-terminated name from `at`; returns its units and where the bytes after its
+/// NUL start, `None` when the input ends first (a last odd byte is no code unit).
+fn name(b: &[u8], mut at: usize) -> (Vec<u16>, Option<usize>) {
+    let mut units = Vec::new();
+    while at + 2 <= b.len() {
+        let unit = le16(b, at);
+        at += 2;
+        if unit == 0 {
+            return (units, Some(at));
+        }
+        units.push(unit);
+    }
+    (units, None)
+}
+
+/// The names in `b`; missing ones are empty.
+pub fn names(b: &[u8]) -> Names {
+    let (logger, after_logger) = name(b, 0);
+    let Some(after_logger) = after_logger else {
+        return Names {
+            logger,
+            file: Vec::new(),
+            terminated: false,
+            rest_at: b.len(),
+        };
+    };
+    let (file, after_file) = name(b, after_logger);
+    Names {
+        logger,
+        file,
+        terminated: after_file.is_some(),
+        rest_at: after_file.unwrap_or(b.len()),
+    }
+}
+
+/// The logfile header event, as the rules split it.
+#[derive(Clone, Copy, Debug)]
+pub struct LogfileEvent<'a> {
+    /// The logger's bitness: `SYSTEM32` or `SYSTEM64` (LAYOUTS §Trace buffers: "marker
+    /// 0xC0010002 for a 32-bit, 0xC0020002 for a 64-bit logger").
+    pub bitness: Bitness,
+    /// The event's `Size`.
+    pub size: usize,
+    /// The `TRACE_LOGFILE_HEADER`'s bytes and the names' after it, up to `Size`.
+    pub data: &'a [u8],
+}
+
+/// `TraceLogfileHeader::parse_event` by the rules: the first event of an .etl file is a SYSTEM
+/// header "carrying TRACE_LOGFILE_HEADER" (LAYOUTS §Trace buffers) with `HookId` 0
+/// (`WMI_LOG_TYPE_HEADER`, ntwmi.h), the struct in the layout its header type names, then the
+/// names, all within `Size`. Returns the errors any one of which the library may report.
+pub fn logfile_event(input: &[u8]) -> Result<LogfileEvent<'_>, Vec<Error>> {
+    let size = Wire::System.parse_event(input)?;
+    let hook_id = le16(input, 6);
+    if hook_id != 0 {
+        return Err(vec![Error::UnexpectedHookId {
+            layout: Layout::SystemTraceHeader,
+            expected: 0,
+            found: hook_id,
+        }]);
+    }
+    let bitness = if input[2] == header_type::SYSTEM32 {
+        Bitness::Bits32
+    } else {
+        Bitness::Bits64
+    };
+    let data = &input[0x20..size];
+    let len = logfile_layout(bitness).len;
+    if data.len() < len {
+        let layout = match bitness {
+            Bitness::Bits32 => Layout::TraceLogfileHeader32,
+            Bitness::Bits64 => Layout::TraceLogfileHeader64,
+        };
+        return Err(vec![Error::Truncated {
+            layout,
+            needed: len,
+            found: data.len(),
+        }]);
+    }
+    Ok(LogfileEvent {
+        bitness,
+        size,
+        data,
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Trace buffers and .etl files (LAYOUTS §Trace buffers and .etl files; EVENT-HEADERS §8)
+// ---------------------------------------------------------------------------------------------
+
+/// `TraceBuffer::parse` by the rules: a 0x48-byte header; a buffer with
+/// `ETW_BUFFER_FLAG_COMPRESSED` (0x40 in `BufferFlag` @0x34) is not walked in place; the events
+/// run from 0x48 to `Offset` (u32 @0x30), which must lie within the buffer ("SavedOffset @0x04
+/// and Offset @0x30 both equal 0x48 + the decompressed length", EVENT-HEADERS §8). Returns
+/// `Offset`.
+pub fn trace_buffer(b: &[u8]) -> Result<usize, Error> {
+    if b.len() < BUFFER_HEADER_LEN {
+        return Err(Error::Truncated {
+            layout: Layout::WmiBufferHeader,
+            needed: BUFFER_HEADER_LEN,
+            found: b.len(),
+        });
+    }
+    let flag = le16(b, 0x34);
+    if flag & BUFFER_FLAG_COMPRESSED != 0 {
+        return Err(Error::CompressedBuffer {
+            buffer_flag: BufferFlags(flag),
+        });
+    }
+    let offset = le32(b, 0x30);
+    let end = offset as usize;
+    if end < BUFFER_HEADER_LEN || end > b.len() {
+        return Err(Error::BufferOffsetOutOfRange {
+            offset,
+            min: BUFFER_HEADER_LEN,
+            max: b.len(),
+        });
+    }
+    Ok(end)
+}
+
+/// The buffers of an .etl file by the rules: each starts with a buffer header whose `BufferSize`
+/// (u32 @0) "is the on-disk stride" (EVENT-HEADERS §8), at least the 0x48-byte header itself and
+/// within the file. Returns (file offset, `BufferSize`) of each and the error that ends the walk.
+pub fn etl_buffers(file: &[u8]) -> (Vec<(usize, usize)>, Option<Error>) {
+    let mut buffers = Vec::new();
+    let mut at = 0;
+    while at < file.len() {
+        let available = file.len() - at;
+        if available < BUFFER_HEADER_LEN {
+            let error = Error::EtlBufferTruncated {
+                file_offset: at,
+                needed: BUFFER_HEADER_LEN,
+                available,
+            };
+            return (buffers, Some(error));
+        }
+        let buffer_size = le32(file, at);
+        let size = buffer_size as usize;
+        if size < BUFFER_HEADER_LEN || size > available {
+            let error = Error::EtlBufferSizeOutOfRange {
+                file_offset: at,
+                buffer_size,
+                min: BUFFER_HEADER_LEN,
+                max: available,
+            };
+            return (buffers, Some(error));
+        }
+        buffers.push((at, size));
+        at += size;
+    }
+    (buffers, None)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Plain LZ77 ([MS-XCA] 2.4.4)
+// ---------------------------------------------------------------------------------------------
+
+/// What a Plain LZ77 decoding gives by the rules.
+#[derive(Clone, Debug)]
+pub struct Lz77 {
+    /// The bytes decoded: all of them on success, those of the items before the one at fault
+    /// otherwise.
+    pub output: Vec<u8>,
+    /// `Ok`, or the errors any one of which may be reported for the item at fault (one item can
+    /// break two rules, and the rules do not say which is checked first).
+    pub end: Result<(), Vec<Error>>,
+}
+
+/// Decodes `input` into at most `capacity` bytes by [MS-XCA] 2.4.4, one byte at a time.
+///
+/// The pseudo-code, and where this model needs a rule it does not state:
+/// - flags are little-endian 32-bit words ("read 4 bytes at InputPosition"), consumed from bit
+///   31 down ("BufferedFlags & (1 << BufferedFlagCount)" after the count drops from 32);
+/// - flag 0: "Copy 1 byte from InputPosition to OutputPosition";
+/// - flag 1 with the input used up: "Decompression is complete";
+/// - a match token: "MatchLength = MatchBytes mod 8", "MatchOffset = (MatchBytes / 8) + 1";
+///   length 7 takes a 4-bit length from a new byte's low half, or the high half of the byte the
+///   previous such match used ("LastLengthHalfByte"); 15 takes a byte; 255 takes a 16-bit
+///   length, and 0 there a 32-bit one, which must be at least 15 + 7 and has 15 + 7 taken off;
+///   then 15, 7 and 3 are added back as the pseudo-code does;
+/// - the copy goes one byte at a time from `MatchOffset` bytes back, so it may overlap itself;
+/// - "If the code reads or writes outside the provided buffers ... MUST return an error": a
+///   flag word, token or length cut short, a match reaching before the output's start, or an
+///   item with no room in the output;
+/// - documented (where the pseudo-code would read past the input): an input that ends where a
+///   flag word or a literal would be read is complete too;
+/// - documented: nothing of the item at fault is written.
+pub fn lz77(input: &[u8], capacity: usize) -> Lz77 {
+    let mut output: Vec<u8> = Vec::with_capacity(capacity);
+    let fail = |output: Vec<u8>, errors: Vec<Error>| Lz77 {
+        output,
+        end: Err(errors),
+    };
+    let done = |output: Vec<u8>| Lz77 {
+        output,
+        end: Ok(()),
+    };
+    let mut position = 0;
+    let mut flags: u32 = 0;
+    let mut flags_left = 0u32;
+    let mut half_byte_at: Option<usize> = None;
+    loop {
+        if flags_left == 0 {
+            let available = input.len() - position;
+            if available == 0 {
+                return done(output);
+            }
+            if available < 4 {
+                let error = Error::Lz77FlagsTruncated {
+                    offset: position,
+                    available,
+                };
+                return fail(output, vec![error]);
+            }
+            flags = le32(input, position);
+            position += 4;
+            flags_left = 32;
+        }
+        flags_left -= 1;
+        let is_match = (flags >> flags_left) & 1 == 1;
+        if !is_match {
+            if position == input.len() {
+                return done(output);
+            }
+            if output.len() == capacity {
+                let error = Error::Lz77OutputTooSmall {
+                    offset: position,
+                    needed: 1,
+                    available: 0,
+                };
+                return fail(output, vec![error]);
+            }
+            output.push(input[position]);
+            position += 1;
+            continue;
+        }
+
+        if position == input.len() {
+            return done(output);
+        }
+        let token_at = position;
+        if input.len() - position < 2 {
+            let error = Error::Lz77MatchTruncated {
+                offset: position,
+                available: input.len() - position,
+            };
+            return fail(output, vec![error]);
+        }
+        let token = le16(input, position);
+        position += 2;
+        let distance = usize::from(token / 8) + 1;
+        let mut errors = Vec::new();
+        if distance > output.len() {
+            errors.push(Error::Lz77DistanceBeforeStart {
+                offset: token_at,
+                distance,
+                written: output.len(),
+            });
+        }
+        let truncated = |at: usize, needed: usize| Error::Lz77LengthTruncated {
+            offset: at,
+            needed,
+            available: input.len() - at,
+        };
+        let mut length = u64::from(token % 8);
+        if length == 7 {
+            length = match half_byte_at.take() {
+                None => {
+                    if position == input.len() {
+                        errors.push(truncated(position, 1));
+                        return fail(output, errors);
+                    }
+                    half_byte_at = Some(position);
+                    position += 1;
+                    u64::from(input[position - 1] % 16)
+                }
+                Some(at) => u64::from(input[at] / 16),
+            };
+            if length == 15 {
+                if position == input.len() {
+                    errors.push(truncated(position, 1));
+                    return fail(output, errors);
+                }
+                length = u64::from(input[position]);
+                position += 1;
+                if length == 255 {
+                    if input.len() - position < 2 {
+                        errors.push(truncated(position, 2));
+                        return fail(output, errors);
+                    }
+                    let mut wide_at = position;
+                    let mut wide = u32::from(le16(input, position));
+                    position += 2;
+                    if wide == 0 {
+                        if input.len() - position < 4 {
+                            errors.push(truncated(position, 4));
+                            return fail(output, errors);
+                        }
+                        wide_at = position;
+                        wide = le32(input, position);
+                        position += 4;
+                    }
+                    if wide < 15 + 7 {
+                        errors.push(Error::Lz77LengthBelowMinimum {
+                            offset: wide_at,
+                            found: wide,
+                        });
+                        return fail(output, errors);
+                    }
+                    length = u64::from(wide) - (15 + 7);
+                }
+                length += 15;
+            }
+            length += 7;
+        }
+        length += 3;
+        let room = capacity - output.len();
+        if length > room as u64 {
+            errors.push(Error::Lz77OutputTooSmall {
+                offset: token_at,
+                needed: length,
+                available: room,
+            });
+        }
+        if !errors.is_empty() {
+            return fail(output, errors);
+        }
+        // One byte at a time, each from `distance` back, so a match longer than its distance
+        // repeats its first `distance` bytes. The output from `from` on is then periodic with
+        // period `distance`, so whole multiples of the period can be copied at once: the result
+        // is the same bytes, in far fewer steps under the sanitizer.
+        let from = output.len() - distance;
+        let end = output.len() + length as usize;
+        while output.len() < end {
+            let period_multiple = output.len() - from;
+            let step = (end - output.len()).min(period_multiple);
+            output.extend_from_within(from..from + step);
+        }
+    }
+}
