@@ -30,7 +30,8 @@
 #![no_main]
 
 use etw_classic::{
-    Bitness, Error, EtlBuffer, EtlBuffers, EtlFile, TraceBuffer, TraceLogfileHeader,
+    read::{EtlBuffer, EtlBuffers},
+    Bitness, EtlFile, ReadError, ReadErrorKind, TraceBuffer, TraceLogfileHeader,
 };
 use etw_classic_fuzz::model::{self, le32, BUFFER_HEADER_LEN, MAX_BUFFER_SIZE};
 use etw_classic_fuzz::{check_buffer, TreeCheck};
@@ -43,7 +44,7 @@ const TREE_CAPACITY: usize = 16;
 
 /// Walks `EtlBuffers::new(data)` against `model::etl_buffers`; returns the buffers and the
 /// error the walk ended with.
-fn check_buffers(data: &[u8]) -> (Vec<EtlBuffer<'_>>, Option<Error>) {
+fn check_buffers(data: &[u8]) -> (Vec<EtlBuffer<'_>>, Option<ReadError>) {
     let (expected, expected_end) = model::etl_buffers(data);
     let mut walk = EtlBuffers::new(data);
     let mut buffers: Vec<EtlBuffer<'_>> = Vec::new();
@@ -85,8 +86,13 @@ fn check_buffers(data: &[u8]) -> (Vec<EtlBuffer<'_>>, Option<Error>) {
                 );
                 assert_eq!(Some(error), expected_end, "the walk's error");
                 let at = match error {
-                    Error::EtlBufferTruncated { file_offset, .. }
-                    | Error::EtlBufferSizeOutOfRange { file_offset, .. } => file_offset,
+                    ReadError {
+                        buffer: Some(position),
+                        kind:
+                            ReadErrorKind::BufferHeaderTruncated { .. }
+                            | ReadErrorKind::BufferSizeOutOfRange { .. },
+                        ..
+                    } => position.file_offset,
                     other => panic!("not an error of the buffer walk: {other:?}"),
                 };
                 assert_eq!(EtlBuffer::parse(&data[at..], buffers.len(), at), Err(error));
@@ -102,46 +108,54 @@ fn check_buffers(data: &[u8]) -> (Vec<EtlBuffer<'_>>, Option<Error>) {
 type FileParts<'a> = (&'a [u8], &'a [u8], model::LogfileEvent<'a>);
 
 /// What the rules' steps make of the file, or the errors the failing step allows.
-fn file_steps(data: &[u8]) -> Result<FileParts<'_>, Vec<Error>> {
+fn file_steps(data: &[u8]) -> Result<FileParts<'_>, Vec<ReadError>> {
+    // Every error of EtlFile::parse names the first buffer.
+    let first_buffer = |kind: ReadErrorKind| ReadError::new(Some(model::position(0, 0)), kind);
     // The first buffer, by the buffer walk's rules; an empty file has none.
     let (buffers, end) = model::etl_buffers(data);
     let Some(&(_, size)) = buffers.first() else {
-        let error = end.unwrap_or(Error::EtlBufferTruncated {
-            file_offset: 0,
+        let error = end.unwrap_or(first_buffer(ReadErrorKind::BufferHeaderTruncated {
             needed: BUFFER_HEADER_LEN,
             available: 0,
-        });
+        }));
         return Err(vec![error]);
     };
     let first = &data[..size];
     // Its events up to Offset, walked in place.
-    let offset = model::trace_buffer(first).map_err(|error| vec![error])?;
+    let offset = model::trace_buffer(first).map_err(|kind| vec![first_buffer(kind)])?;
     let events = &first[BUFFER_HEADER_LEN..offset];
     // "The first buffer's first event is a SYSTEM header ... carrying TRACE_LOGFILE_HEADER"
     // (LAYOUTS §Trace buffers): the walk's first item.
     let (walked, walk_end) = model::walk(events);
     let event = match (walked.first(), walk_end) {
         (Some(event), _) => &events[..usize::from(event.size)],
-        (None, Some(error)) => return Err(vec![error]),
-        (None, None) => return Err(vec![Error::MissingLogfileHeader]),
+        (None, Some(kind)) => return Err(vec![first_buffer(kind)]),
+        (None, None) => return Err(vec![first_buffer(ReadErrorKind::MissingLogfileHeader)]),
     };
-    let logfile = model::logfile_event(event)?;
+    let logfile = model::logfile_event(event).map_err(|allowed| {
+        allowed
+            .into_iter()
+            .map(|error| first_buffer(ReadErrorKind::Codec(error)))
+            .collect::<Vec<_>>()
+    })?;
     // BufferSize (u32 @0 of TRACE_LOGFILE_HEADER) must hold a buffer header and stay within the
     // documented MAX_BUFFER_SIZE.
     let buffer_size = le32(logfile.data, 0);
     let size = buffer_size as usize;
     if !(BUFFER_HEADER_LEN..=MAX_BUFFER_SIZE).contains(&size) {
-        return Err(vec![Error::LogfileBufferSizeOutOfRange {
-            buffer_size,
-            min: BUFFER_HEADER_LEN,
-            max: MAX_BUFFER_SIZE,
-        }]);
+        return Err(vec![first_buffer(
+            ReadErrorKind::LogfileBufferSizeOutOfRange {
+                buffer_size,
+                min: BUFFER_HEADER_LEN,
+                max: MAX_BUFFER_SIZE,
+            },
+        )]);
     }
     Ok((first, event, logfile))
 }
 
 /// `EtlFile::parse` against the rules' steps.
-fn check_file(data: &[u8], buffers: &[EtlBuffer<'_>], end: Option<Error>) {
+fn check_file(data: &[u8], buffers: &[EtlBuffer<'_>], end: Option<ReadError>) {
     match (EtlFile::parse(data), file_steps(data)) {
         (Ok(file), Ok((first, event, logfile))) => {
             model::check_wmi_buffer_header(&file.first_buffer, first);
@@ -206,6 +220,14 @@ fn check_trace_buffer<'b>(
 ) -> Option<TraceBuffer<'b>> {
     let scratch_len = scratch.len();
     let result = buffer.trace_buffer(scratch);
+    // Every error of trace_buffer names the buffer; the rules below say what went wrong.
+    if let Err(error) = &result {
+        assert_eq!(error.buffer, Some(buffer.position()), "{error}");
+    }
+    if let Ok(walk) = &result {
+        assert_eq!(walk.position(), Some(buffer.position()));
+    }
+    let result = result.map_err(|error| error.kind);
     if !buffer.is_compressed() {
         match model::trace_buffer(buffer.bytes) {
             Ok(end) => {
@@ -230,7 +252,7 @@ fn check_trace_buffer<'b>(
     let Some(expected_len) = expected_len.filter(|&len| len <= scratch_len) else {
         assert_eq!(
             result.err(),
-            Some(Error::BufferOffsetOutOfRange {
+            Some(ReadErrorKind::BufferOffsetOutOfRange {
                 offset,
                 min: BUFFER_HEADER_LEN,
                 max: BUFFER_HEADER_LEN + scratch_len,
@@ -249,19 +271,13 @@ fn check_trace_buffer<'b>(
             );
             Some(walk)
         }
-        (
-            Err(Error::DecompressedLengthMismatch {
-                file_offset,
-                expected,
-                found,
-            }),
-            Ok(()),
-        ) if decoded.output.len() < expected_len => {
-            assert_eq!(file_offset, buffer.file_offset);
+        (Err(ReadErrorKind::DecompressedLengthMismatch { expected, found }), Ok(()))
+            if decoded.output.len() < expected_len =>
+        {
             assert_eq!((expected, found), (expected_len, decoded.output.len()));
             None
         }
-        (Err(error), Err(allowed)) => {
+        (Err(ReadErrorKind::Decompress(error)), Err(allowed)) => {
             assert!(
                 allowed.contains(&error),
                 "trace_buffer: {error:?}, rules: {allowed:?}"

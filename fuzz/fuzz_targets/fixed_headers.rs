@@ -7,10 +7,10 @@
 //!   little-endian bytes at the member's offset (every view of every union included), so a
 //!   member at a wrong offset, of a wrong width or in the wrong byte order is a finding;
 //! - `to_bytes(from_bytes(b)) == b` and `from_bytes(to_bytes(v)) == v`;
-//! - `parse` of an input shorter than the struct is `Error::Truncated` with the exact lengths;
+//! - `parse` of an input shorter than the struct is `CodecError::Truncated` with the exact lengths;
 //! - `parse` of a long enough input gives `from_bytes` of its prefix and exactly the bytes after
 //!   it, and `emit` of the result writes the prefix back and leaves the rest of the output alone;
-//! - `emit` into a too-short output is `Error::OutputTooSmall` and writes nothing;
+//! - `emit` into a too-short output is `CodecError::OutputTooSmall` and writes nothing;
 //! - for the three headers read from trace buffers (`EventTraceHeader`,
 //!   `EventInstanceGuidHeader`, `SystemTraceHeader`), `parse` succeeds exactly when the rules
 //!   accept the bytes (marker flags 0xC0 in byte 3, one of the layout's two header types in byte
@@ -29,10 +29,12 @@
 use core::fmt::Debug;
 
 use etw_classic::{
-    Bitness, Error, EventInstanceGuidHeader, EventInstanceHeader, EventInstanceInfo,
-    EventInstanceInfo32, EventInstanceInfo64, EventTrace, EventTrace32, EventTrace64,
-    EventTraceHeader, Layout, LogfileNames, MofField, SystemTime, SystemTraceHeader,
-    TimeZoneInformation, TraceLogfileHeader, TraceLogfileHeader32, TraceLogfileHeader64,
+    wire::{
+        EventInstanceInfo32, EventInstanceInfo64, EventTrace32, EventTrace64, LogfileNames,
+        SystemTime, TimeZoneInformation, TraceLogfileHeader32, TraceLogfileHeader64,
+    },
+    Bitness, CodecError, EventInstanceGuidHeader, EventInstanceHeader, EventInstanceInfo,
+    EventTrace, EventTraceHeader, Layout, MofField, SystemTraceHeader, TraceLogfileHeader,
     WmiBufferHeader,
 };
 use etw_classic_fuzz::model::{self, Wire};
@@ -58,8 +60,8 @@ trait Fixed: Copy + PartialEq + Debug {
     fn decode(prefix: &[u8]) -> Self;
     /// `to_bytes`, copied to the front of `out`.
     fn encode(&self, out: &mut [u8; MAX_LEN]);
-    fn parse_prefix(input: &[u8]) -> Result<(Self, &[u8]), Error>;
-    fn emit_into<'o>(&self, out: &'o mut [u8]) -> Result<&'o mut [u8], Error>;
+    fn parse_prefix(input: &[u8]) -> Result<(Self, &[u8]), CodecError>;
+    fn emit_into<'o>(&self, out: &'o mut [u8]) -> Result<&'o mut [u8], CodecError>;
     /// The model: every member equals the little-endian bytes at its offset in `b`.
     fn check_fields(&self, b: &[u8]);
 }
@@ -77,10 +79,10 @@ macro_rules! fixed {
             fn encode(&self, out: &mut [u8; MAX_LEN]) {
                 out[..$ty::LEN].copy_from_slice(&$ty::to_bytes(self));
             }
-            fn parse_prefix(input: &[u8]) -> Result<(Self, &[u8]), Error> {
+            fn parse_prefix(input: &[u8]) -> Result<(Self, &[u8]), CodecError> {
                 $ty::parse(input)
             }
-            fn emit_into<'o>(&self, out: &'o mut [u8]) -> Result<&'o mut [u8], Error> {
+            fn emit_into<'o>(&self, out: &'o mut [u8]) -> Result<&'o mut [u8], CodecError> {
                 $ty::emit(self, out)
             }
             fn check_fields(&self, b: &[u8]) {
@@ -124,7 +126,7 @@ fn check_layout<T: Fixed>(data: &[u8]) {
         let error = T::parse_prefix(data).expect_err("parse accepted an input shorter than LEN");
         assert_eq!(
             error,
-            Error::Truncated {
+            CodecError::Truncated {
                 layout: T::WHICH,
                 needed: len,
                 found: data.len(),
@@ -157,7 +159,7 @@ fn check_layout<T: Fixed>(data: &[u8]) {
     let small = &mut small[..len - 1];
     assert_eq!(
         value.emit_into(small).err(),
-        Some(Error::OutputTooSmall {
+        Some(CodecError::OutputTooSmall {
             layout: T::WHICH,
             needed: len,
             found: len - 1,
@@ -244,7 +246,7 @@ fn check_event<T: Fixed>(data: &[u8], parse_event: ParseEvent<T>) {
 }
 
 /// `parse_event` of a header: the header, its event data and the bytes after the event.
-type ParseEvent<T> = fn(&[u8]) -> Result<(T, &[u8], &[u8]), Error>;
+type ParseEvent<T> = fn(&[u8]) -> Result<(T, &[u8], &[u8]), CodecError>;
 
 /// The `EventTrace` enum in the layout `bitness` chooses (LAYOUTS §EVENT_TRACE: 0x58 bytes on
 /// both, with the members after `ParentGuid` where the bitness puts them).
@@ -253,7 +255,7 @@ fn check_event_trace(data: &[u8], bitness: Bitness, layout: Layout) {
     let Some(prefix) = data.get(..len) else {
         assert_eq!(
             EventTrace::parse(data, bitness).err(),
-            Some(Error::Truncated {
+            Some(CodecError::Truncated {
                 layout,
                 needed: len,
                 found: data.len(),
@@ -319,7 +321,7 @@ fn check_instance_info(data: &[u8], bitness: Bitness, layout: Layout) {
             assert!(data.len() < len, "{error:?} for {} bytes", data.len());
             assert_eq!(
                 error,
-                Error::Truncated {
+                CodecError::Truncated {
                     layout,
                     needed: len,
                     found: data.len(),
@@ -338,7 +340,7 @@ fn check_logfile_header(data: &[u8], bitness: Bitness, layout: Layout) {
             assert!(data.len() < len, "{error:?} for {} bytes", data.len());
             assert_eq!(
                 error,
-                Error::Truncated {
+                CodecError::Truncated {
                     layout,
                     needed: len,
                     found: data.len(),
@@ -363,7 +365,7 @@ fn check_logfile_header(data: &[u8], bitness: Bitness, layout: Layout) {
     let small = &mut small[..len - 1];
     assert_eq!(
         header.emit(small).err(),
-        Some(Error::OutputTooSmall {
+        Some(CodecError::OutputTooSmall {
             layout,
             needed: len,
             found: len - 1,

@@ -15,7 +15,7 @@
 //!   of the text form gives, the same GUID or the same error (position, expectation, byte).
 #![no_main]
 
-use etw_classic::{Error, Guid, GuidTextExpectation};
+use etw_classic::{wire::GuidTextExpectation, Guid, GuidParseError};
 use libfuzzer_sys::fuzz_target;
 
 /// The text form's template: `x` is a hex digit, `-` a hyphen.
@@ -118,12 +118,8 @@ fn check_text(text: &str) {
         parsed,
         "FromStr disagrees with parse_str"
     );
-    let expected =
-        parse_model(text.as_bytes()).map_err(|(at, expected, found)| Error::InvalidGuidText {
-            at,
-            expected,
-            found,
-        });
+    let expected = parse_model(text.as_bytes())
+        .map_err(|(at, expected, found)| GuidParseError::new(at, expected, found));
     assert_eq!(parsed, expected, "parse_str of {text:?}");
     if let Ok(guid) = parsed {
         check_display(guid);

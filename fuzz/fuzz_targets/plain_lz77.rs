@@ -18,7 +18,7 @@
 #![no_main]
 
 use etw_classic::plain_lz77::decompress;
-use etw_classic::Error;
+use etw_classic::read::Lz77Error;
 use etw_classic_fuzz::model;
 use libfuzzer_sys::fuzz_target;
 
@@ -30,27 +30,27 @@ const EXTRA: usize = 1 << 16;
 /// `EXTRA`); compared as one slice, which is much faster under the sanitizer than byte by byte.
 static FILLED: [u8; 2 * EXTRA] = [FILL; 2 * EXTRA];
 
-fn run(input: &[u8], capacity: usize) -> (Result<usize, Error>, Vec<u8>) {
+fn run(input: &[u8], capacity: usize) -> (Result<usize, Lz77Error>, Vec<u8>) {
     let mut output = vec![FILL; capacity];
     let result = decompress(input, &mut output);
     (result, output)
 }
 
 /// The input offset an error names, and checks on the byte counts it reports.
-fn check_error(error: &Error, input: &[u8]) -> usize {
+fn check_error(error: &Lz77Error, input: &[u8]) -> usize {
     let left = |offset: usize| input.len() - offset;
     match *error {
-        Error::Lz77FlagsTruncated { offset, available } => {
+        Lz77Error::FlagsTruncated { offset, available } => {
             assert!((1..4).contains(&available), "{error:?}");
             assert_eq!(available, left(offset), "{error:?}");
             offset
         }
-        Error::Lz77MatchTruncated { offset, available } => {
+        Lz77Error::MatchTruncated { offset, available } => {
             assert_eq!(available, 1, "{error:?}");
             assert_eq!(available, left(offset), "{error:?}");
             offset
         }
-        Error::Lz77LengthTruncated {
+        Lz77Error::LengthTruncated {
             offset,
             needed,
             available,
@@ -62,12 +62,12 @@ fn check_error(error: &Error, input: &[u8]) -> usize {
             assert_eq!(available, left(offset), "{error:?}");
             offset
         }
-        Error::Lz77LengthBelowMinimum { offset, found } => {
+        Lz77Error::LengthBelowMinimum { offset, found } => {
             assert!(found < 22, "{error:?}");
             assert!(offset + 2 <= input.len(), "{error:?}");
             offset
         }
-        Error::Lz77DistanceBeforeStart {
+        Lz77Error::DistanceBeforeStart {
             offset,
             distance,
             written,
@@ -79,7 +79,7 @@ fn check_error(error: &Error, input: &[u8]) -> usize {
             assert!(offset + 2 <= input.len(), "{error:?}");
             offset
         }
-        Error::Lz77OutputTooSmall {
+        Lz77Error::OutputTooSmall {
             offset,
             needed,
             available,
@@ -93,7 +93,7 @@ fn check_error(error: &Error, input: &[u8]) -> usize {
 }
 
 /// The library's result and output against the rules' decoding into the same capacity.
-fn check_model(input: &[u8], result: &Result<usize, Error>, output: &[u8]) {
+fn check_model(input: &[u8], result: &Result<usize, Lz77Error>, output: &[u8]) {
     let expected = model::lz77(input, output.len());
     let decoded = expected.output.len();
     match (result, &expected.end) {
@@ -136,7 +136,7 @@ fuzz_target!(|data: &[u8]| {
         }
         Err(error) => {
             let offset = check_error(&error, input);
-            if let Error::Lz77OutputTooSmall { available, .. } = error {
+            if let Lz77Error::OutputTooSmall { available, .. } = error {
                 let decoded = capacity - available;
                 assert!(small_out[decoded..].iter().all(|&byte| byte == FILL));
                 assert_eq!(large_out[..decoded], small_out[..decoded]);
@@ -146,7 +146,7 @@ fuzz_target!(|data: &[u8]| {
                         let later_offset = check_error(&later, input);
                         assert!(
                             later_offset > offset
-                                || matches!(later, Error::Lz77OutputTooSmall { offset: o, .. } if o == offset),
+                                || matches!(later, Lz77Error::OutputTooSmall { offset: o, .. } if o == offset),
                             "{error:?} then {later:?}"
                         );
                     }
@@ -166,7 +166,7 @@ fuzz_target!(|data: &[u8]| {
         if written > 0 {
             let (short, _) = run(input, written - 1);
             assert!(
-                matches!(short, Err(Error::Lz77OutputTooSmall { .. })),
+                matches!(short, Err(Lz77Error::OutputTooSmall { .. })),
                 "{written} bytes into {}: {short:?}",
                 written - 1
             );

@@ -43,7 +43,7 @@ fn check_parse(data: &[u8]) -> Option<TraceBuffer<'_>> {
     let end = match model::trace_buffer(data) {
         Ok(end) => end,
         Err(expected) => {
-            assert_eq!(result, Err(expected), "TraceBuffer::parse");
+            assert_eq!(result, Err(expected.into()), "TraceBuffer::parse");
             return None;
         }
     };

@@ -8,9 +8,9 @@
 pub mod model;
 
 use etw_classic::{
-    Bitness, DeliveredEvent, Error, Event, EventInstanceGuidHeader, EventKind, EventTrace,
-    EventTraceHeader, Events, Guid, InstanceKey, InstanceNode, InstanceTree, SystemTraceHeader,
-    TraceBuffer,
+    read::{DeliveredEvent, InstanceKey, InstanceNode, InstanceTreeFull},
+    Bitness, CodecError, Event, EventInstanceGuidHeader, EventKind, EventTrace, EventTraceHeader,
+    Events, Guid, InstanceTree, ReadError, SystemTraceHeader, TraceBuffer,
 };
 use model::{header_type, le32, WalkedEvent, Wire, BUFFER_HEADER_LEN};
 
@@ -37,8 +37,9 @@ fn is_instance(header_type: u8) -> bool {
 /// - each event's header decodes and re-encodes as [`check_kind`] says.
 ///
 /// Returns the events the library yielded and the error it ended with.
-pub fn check_events(bytes: &[u8]) -> (Vec<Event<'_>>, Option<Error>) {
+pub fn check_events(bytes: &[u8]) -> (Vec<Event<'_>>, Option<ReadError>) {
     let (expected, expected_end) = model::walk(bytes);
+    let expected_end = expected_end.map(ReadError::from);
     let end_of_events = expected
         .last()
         .map_or(0, |last| last.offset + model::align(usize::from(last.size)));
@@ -104,7 +105,7 @@ fn check_parse_event<T: PartialEq + core::fmt::Debug>(
     wire: Wire,
     bytes: &[u8],
     decoded: &T,
-    result: Result<(T, &[u8], &[u8]), Error>,
+    result: Result<(T, &[u8], &[u8]), CodecError>,
 ) {
     match (result, wire.parse_event(bytes)) {
         (Ok((parsed, data, rest)), Ok(size)) => {
@@ -184,6 +185,7 @@ pub fn check_kind(event: &Event<'_>) {
                 );
             }
         }
+        other => panic!("a kind the rules do not name: {other:?}"),
     }
 }
 
@@ -234,7 +236,7 @@ pub fn check_classic<'a>(
     buffer: &TraceBuffer<'a>,
     buffer_header: &[u8],
     walked: &[Event<'a>],
-    end: Option<Error>,
+    end: Option<ReadError>,
     bitness: Bitness,
 ) -> Vec<DeliveredEvent<'a>> {
     let mut delivered = Vec::new();
@@ -281,11 +283,11 @@ pub fn check_classic<'a>(
         delivered.push(one);
     }
 
-    let expected: Vec<Result<DeliveredEvent<'a>, Error>> = delivered
+    let expected: Vec<Result<DeliveredEvent<'a>, ReadError>> = delivered
         .iter()
         .copied()
         .map(Ok)
-        .chain(end.map(Err))
+        .chain(end.map(|error| Err(ReadError::new(buffer.position(), error.kind))))
         .collect();
     let mut classic = buffer.classic_events(bitness);
     let got: Vec<_> = classic.by_ref().collect();
@@ -309,8 +311,12 @@ pub fn check_buffer<const N: usize>(
     model::check_wmi_buffer_header(&buffer.header, buffer_header);
     let bytes = buffer.event_bytes();
     let (walked, end) = check_events(bytes);
-    let expected: Vec<Result<Event<'_>, Error>> =
-        walked.iter().copied().map(Ok).chain(end.map(Err)).collect();
+    let expected: Vec<Result<Event<'_>, ReadError>> = walked
+        .iter()
+        .copied()
+        .map(Ok)
+        .chain(end.map(|error| Err(ReadError::new(buffer.position(), error.kind))))
+        .collect();
     assert!(
         buffer.events().eq(expected),
         "events() is not the walk of event_bytes()"
@@ -388,7 +394,7 @@ impl<const N: usize> TreeCheck<N> {
                 assert_eq!(result, Ok(key));
             }
             None if full => {
-                assert_eq!(result, Err(Error::InstanceTreeFull { capacity: N }));
+                assert_eq!(result, Err(InstanceTreeFull { capacity: N }));
             }
             None => {
                 self.model.push(InstanceNode {

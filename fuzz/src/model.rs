@@ -21,10 +21,14 @@
 //! the `Error` variants).
 
 use etw_classic::{
-    Bitness, BufferFlags, Class, Error, EventInstanceGuidHeader, EventInstanceHeader,
-    EventInstanceInfo32, EventInstanceInfo64, EventTrace32, EventTrace64, EventTraceHeader, Guid,
-    GuidOrPtr, HeaderType, Layout, MarkerFlags, MofField, SystemTime, SystemTraceHeader,
-    TimeZoneInformation, TimesOrFlags, TraceLogfileHeader32, TraceLogfileHeader64, WmiBufferHeader,
+    read::{BufferPosition, Lz77Error},
+    wire::{
+        BufferFlags, EventInstanceInfo32, EventInstanceInfo64, EventTrace32, EventTrace64,
+        SystemTime, TimeZoneInformation, TraceLogfileHeader32, TraceLogfileHeader64,
+    },
+    Bitness, Class, CodecError, EventInstanceGuidHeader, EventInstanceHeader, EventTraceHeader,
+    Guid, GuidOrPtr, HeaderType, Layout, MarkerFlags, MofField, ReadError, ReadErrorKind,
+    SystemTraceHeader, TimesOrFlags, WmiBufferHeader,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -206,7 +210,7 @@ pub struct WalkedEvent {
 /// - `Size` must cover [`min_size`] and lie within the bytes left.
 /// - "Events in a buffer are 8-byte aligned": the next event starts at this one's offset plus
 ///   `Size` rounded up to 8 (LAYOUTS §Trace buffers).
-pub fn walk(bytes: &[u8]) -> (Vec<WalkedEvent>, Option<Error>) {
+pub fn walk(bytes: &[u8]) -> (Vec<WalkedEvent>, Option<ReadErrorKind>) {
     let mut events = Vec::new();
     let mut at = 0;
     loop {
@@ -220,7 +224,10 @@ pub fn walk(bytes: &[u8]) -> (Vec<WalkedEvent>, Option<Error>) {
         let flags = rest[3];
         if flags & TRACE_HEADER_FLAG == 0 {
             let found = le32(rest, 0);
-            return (events, Some(Error::NotAnEventHeader { offset: at, found }));
+            return (
+                events,
+                Some(ReadErrorKind::NotAnEventHeader { offset: at, found }),
+            );
         }
         let header_type = if flags & TRACE_MESSAGE != 0 {
             header_type::MESSAGE
@@ -229,14 +236,14 @@ pub fn walk(bytes: &[u8]) -> (Vec<WalkedEvent>, Option<Error>) {
         };
         let typed = HeaderType(header_type);
         let Some(framing) = framing(header_type) else {
-            let error = Error::UnknownEventHeaderType {
+            let error = ReadErrorKind::UnknownEventHeaderType {
                 offset: at,
                 header_type: typed,
             };
             return (events, Some(error));
         };
         if rest.len() < framing.size_at + 2 {
-            let error = Error::EventHeaderTruncated {
+            let error = ReadErrorKind::EventHeaderTruncated {
                 offset: at,
                 header_type: typed,
                 needed: framing.size_at + 2,
@@ -247,7 +254,7 @@ pub fn walk(bytes: &[u8]) -> (Vec<WalkedEvent>, Option<Error>) {
         let size = le16(rest, framing.size_at);
         let min = min_size(&framing);
         if usize::from(size) < min {
-            let error = Error::EventSizeBelowHeader {
+            let error = ReadErrorKind::EventSizeBelowHeader {
                 offset: at,
                 header_type: typed,
                 min_size: min,
@@ -256,7 +263,7 @@ pub fn walk(bytes: &[u8]) -> (Vec<WalkedEvent>, Option<Error>) {
             return (events, Some(error));
         }
         if usize::from(size) > rest.len() {
-            let error = Error::EventSizeBeyondBuffer {
+            let error = ReadErrorKind::EventSizeBeyondBuffer {
                 offset: at,
                 header_type: typed,
                 size,
@@ -334,18 +341,18 @@ impl Wire {
     /// What is wrong with the header at the start of `b` (at least `len()` bytes), each as the
     /// error that reports it; empty when `parse` must accept it. The rules: marker flags 0xC0
     /// in byte 3, one of the two header types in byte 2, and a `Size` that covers the header.
-    pub fn violations(self, b: &[u8]) -> Vec<Error> {
+    pub fn violations(self, b: &[u8]) -> Vec<CodecError> {
         let layout = self.layout();
         let [type32, type64] = self.types();
         let mut found = Vec::new();
         if !classic_marker(b[3]) {
-            found.push(Error::NotATraceHeader {
+            found.push(CodecError::NotATraceHeader {
                 layout,
                 found: MarkerFlags(b[3]),
             });
         }
         if b[2] != type32 && b[2] != type64 {
-            found.push(Error::WrongHeaderType {
+            found.push(CodecError::WrongHeaderType {
                 layout,
                 expected_32: HeaderType(type32),
                 expected_64: HeaderType(type64),
@@ -354,7 +361,7 @@ impl Wire {
         }
         let size = self.size(b);
         if usize::from(size) < self.header_len() {
-            found.push(Error::SizeBelowHeader {
+            found.push(CodecError::SizeBelowHeader {
                 layout,
                 header_len: self.header_len(),
                 size,
@@ -366,9 +373,9 @@ impl Wire {
     /// What `parse` of `input` must give: `Ok` with the header length, or the errors it may
     /// report (any one of them: the rules do not order the checks, except that too few bytes
     /// come first).
-    pub fn parse(self, input: &[u8]) -> Result<usize, Vec<Error>> {
+    pub fn parse(self, input: &[u8]) -> Result<usize, Vec<CodecError>> {
         if input.len() < self.header_len() {
-            return Err(vec![Error::Truncated {
+            return Err(vec![CodecError::Truncated {
                 layout: self.layout(),
                 needed: self.header_len(),
                 found: input.len(),
@@ -384,11 +391,11 @@ impl Wire {
 
     /// What `parse_event` of `input` must give: `Ok(Size)` when the header is valid and `Size`
     /// bytes are there ("Size counts header + event data", LAYOUTS §Rules from the seeds).
-    pub fn parse_event(self, input: &[u8]) -> Result<usize, Vec<Error>> {
+    pub fn parse_event(self, input: &[u8]) -> Result<usize, Vec<CodecError>> {
         self.parse(input)?;
         let size = self.size(input);
         if usize::from(size) > input.len() {
-            return Err(vec![Error::SizeBeyondInput {
+            return Err(vec![CodecError::SizeBeyondInput {
                 layout: self.layout(),
                 size,
                 available: input.len(),
@@ -801,7 +808,7 @@ pub struct LogfileMembers<'a> {
     /// `BuffersWritten`.
     pub buffers_written: u32,
     /// The `LogInstanceGuid` union's bytes.
-    pub log_instance: &'a etw_classic::LogInstance,
+    pub log_instance: &'a etw_classic::wire::LogInstance,
     /// `LoggerName`.
     pub logger_name: u64,
     /// `LogFileName`.
@@ -986,11 +993,11 @@ pub struct LogfileEvent<'a> {
 /// header "carrying TRACE_LOGFILE_HEADER" (LAYOUTS §Trace buffers) with `HookId` 0
 /// (`WMI_LOG_TYPE_HEADER`, ntwmi.h), the struct in the layout its header type names, then the
 /// names, all within `Size`. Returns the errors any one of which the library may report.
-pub fn logfile_event(input: &[u8]) -> Result<LogfileEvent<'_>, Vec<Error>> {
+pub fn logfile_event(input: &[u8]) -> Result<LogfileEvent<'_>, Vec<CodecError>> {
     let size = Wire::System.parse_event(input)?;
     let hook_id = le16(input, 6);
     if hook_id != 0 {
-        return Err(vec![Error::UnexpectedHookId {
+        return Err(vec![CodecError::UnexpectedHookId {
             layout: Layout::SystemTraceHeader,
             expected: 0,
             found: hook_id,
@@ -1008,7 +1015,7 @@ pub fn logfile_event(input: &[u8]) -> Result<LogfileEvent<'_>, Vec<Error>> {
             Bitness::Bits32 => Layout::TraceLogfileHeader32,
             Bitness::Bits64 => Layout::TraceLogfileHeader64,
         };
-        return Err(vec![Error::Truncated {
+        return Err(vec![CodecError::Truncated {
             layout,
             needed: len,
             found: data.len(),
@@ -1030,24 +1037,24 @@ pub fn logfile_event(input: &[u8]) -> Result<LogfileEvent<'_>, Vec<Error>> {
 /// run from 0x48 to `Offset` (u32 @0x30), which must lie within the buffer ("SavedOffset @0x04
 /// and Offset @0x30 both equal 0x48 + the decompressed length", EVENT-HEADERS §8). Returns
 /// `Offset`.
-pub fn trace_buffer(b: &[u8]) -> Result<usize, Error> {
+pub fn trace_buffer(b: &[u8]) -> Result<usize, ReadErrorKind> {
     if b.len() < BUFFER_HEADER_LEN {
-        return Err(Error::Truncated {
+        return Err(ReadErrorKind::Codec(CodecError::Truncated {
             layout: Layout::WmiBufferHeader,
             needed: BUFFER_HEADER_LEN,
             found: b.len(),
-        });
+        }));
     }
     let flag = le16(b, 0x34);
     if flag & BUFFER_FLAG_COMPRESSED != 0 {
-        return Err(Error::CompressedBuffer {
+        return Err(ReadErrorKind::CompressedBuffer {
             buffer_flag: BufferFlags(flag),
         });
     }
     let offset = le32(b, 0x30);
     let end = offset as usize;
     if end < BUFFER_HEADER_LEN || end > b.len() {
-        return Err(Error::BufferOffsetOutOfRange {
+        return Err(ReadErrorKind::BufferOffsetOutOfRange {
             offset,
             min: BUFFER_HEADER_LEN,
             max: b.len(),
@@ -1056,31 +1063,36 @@ pub fn trace_buffer(b: &[u8]) -> Result<usize, Error> {
     Ok(end)
 }
 
+/// The buffer at `file_offset`, the `index`-th of its file: what the reader's errors name.
+pub fn position(index: usize, file_offset: usize) -> BufferPosition {
+    BufferPosition { index, file_offset }
+}
+
 /// The buffers of an .etl file by the rules: each starts with a buffer header whose `BufferSize`
 /// (u32 @0) "is the on-disk stride" (EVENT-HEADERS §8), at least the 0x48-byte header itself and
 /// within the file. Returns (file offset, `BufferSize`) of each and the error that ends the walk.
-pub fn etl_buffers(file: &[u8]) -> (Vec<(usize, usize)>, Option<Error>) {
+pub fn etl_buffers(file: &[u8]) -> (Vec<(usize, usize)>, Option<ReadError>) {
     let mut buffers = Vec::new();
     let mut at = 0;
     while at < file.len() {
         let available = file.len() - at;
         if available < BUFFER_HEADER_LEN {
-            let error = Error::EtlBufferTruncated {
-                file_offset: at,
+            let kind = ReadErrorKind::BufferHeaderTruncated {
                 needed: BUFFER_HEADER_LEN,
                 available,
             };
+            let error = ReadError::new(Some(position(buffers.len(), at)), kind);
             return (buffers, Some(error));
         }
         let buffer_size = le32(file, at);
         let size = buffer_size as usize;
         if size < BUFFER_HEADER_LEN || size > available {
-            let error = Error::EtlBufferSizeOutOfRange {
-                file_offset: at,
+            let kind = ReadErrorKind::BufferSizeOutOfRange {
                 buffer_size,
                 min: BUFFER_HEADER_LEN,
                 max: available,
             };
+            let error = ReadError::new(Some(position(buffers.len(), at)), kind);
             return (buffers, Some(error));
         }
         buffers.push((at, size));
@@ -1101,7 +1113,7 @@ pub struct Lz77 {
     pub output: Vec<u8>,
     /// `Ok`, or the errors any one of which may be reported for the item at fault (one item can
     /// break two rules, and the rules do not say which is checked first).
-    pub end: Result<(), Vec<Error>>,
+    pub end: Result<(), Vec<Lz77Error>>,
 }
 
 /// Decodes `input` into at most `capacity` bytes by [MS-XCA] 2.4.4, one byte at a time.
@@ -1125,7 +1137,7 @@ pub struct Lz77 {
 /// - documented: nothing of the item at fault is written.
 pub fn lz77(input: &[u8], capacity: usize) -> Lz77 {
     let mut output: Vec<u8> = Vec::with_capacity(capacity);
-    let fail = |output: Vec<u8>, errors: Vec<Error>| Lz77 {
+    let fail = |output: Vec<u8>, errors: Vec<Lz77Error>| Lz77 {
         output,
         end: Err(errors),
     };
@@ -1144,7 +1156,7 @@ pub fn lz77(input: &[u8], capacity: usize) -> Lz77 {
                 return done(output);
             }
             if available < 4 {
-                let error = Error::Lz77FlagsTruncated {
+                let error = Lz77Error::FlagsTruncated {
                     offset: position,
                     available,
                 };
@@ -1161,7 +1173,7 @@ pub fn lz77(input: &[u8], capacity: usize) -> Lz77 {
                 return done(output);
             }
             if output.len() == capacity {
-                let error = Error::Lz77OutputTooSmall {
+                let error = Lz77Error::OutputTooSmall {
                     offset: position,
                     needed: 1,
                     available: 0,
@@ -1178,7 +1190,7 @@ pub fn lz77(input: &[u8], capacity: usize) -> Lz77 {
         }
         let token_at = position;
         if input.len() - position < 2 {
-            let error = Error::Lz77MatchTruncated {
+            let error = Lz77Error::MatchTruncated {
                 offset: position,
                 available: input.len() - position,
             };
@@ -1189,13 +1201,13 @@ pub fn lz77(input: &[u8], capacity: usize) -> Lz77 {
         let distance = usize::from(token / 8) + 1;
         let mut errors = Vec::new();
         if distance > output.len() {
-            errors.push(Error::Lz77DistanceBeforeStart {
+            errors.push(Lz77Error::DistanceBeforeStart {
                 offset: token_at,
                 distance,
                 written: output.len(),
             });
         }
-        let truncated = |at: usize, needed: usize| Error::Lz77LengthTruncated {
+        let truncated = |at: usize, needed: usize| Lz77Error::LengthTruncated {
             offset: at,
             needed,
             available: input.len() - at,
@@ -1239,7 +1251,7 @@ pub fn lz77(input: &[u8], capacity: usize) -> Lz77 {
                         position += 4;
                     }
                     if wide < 15 + 7 {
-                        errors.push(Error::Lz77LengthBelowMinimum {
+                        errors.push(Lz77Error::LengthBelowMinimum {
                             offset: wide_at,
                             found: wide,
                         });
@@ -1254,7 +1266,7 @@ pub fn lz77(input: &[u8], capacity: usize) -> Lz77 {
         length += 3;
         let room = capacity - output.len();
         if length > room as u64 {
-            errors.push(Error::Lz77OutputTooSmall {
+            errors.push(Lz77Error::OutputTooSmall {
                 offset: token_at,
                 needed: length,
                 available: room,
