@@ -218,36 +218,30 @@ impl<'a> EtlHeader<'a> {
         let pointer_size = u32::try_from(self.bitness.pointer_len()).unwrap_or_default();
         let log_instance =
             LogInstance::from_counts(1, pointer_size, self.events_lost, self.cpu_speed_in_mhz);
-        macro_rules! logfile_header {
-            ($type:ident) => {
-                $type {
-                    buffer_size: self.buffer_size,
-                    version: self.version,
-                    provider_version: self.provider_version,
-                    number_of_processors: self.number_of_processors,
-                    end_time: self.end_time,
-                    timer_resolution: self.timer_resolution,
-                    maximum_file_size: 0,
-                    log_file_mode: EVENT_TRACE_FILE_MODE_SEQUENTIAL,
-                    buffers_written: self.buffers_written,
-                    log_instance,
-                    logger_name: 0,
-                    log_file_name: 0,
-                    time_zone: TimeZoneInformation::default(),
-                    padding: [0; 4],
-                    boot_time: self.boot_time,
-                    perf_freq: self.perf_freq,
-                    start_time: self.start_time,
-                    reserved_flags: self.clock_type,
-                    buffers_lost: self.buffers_lost,
-                }
-                .emit(out)
-            };
-        }
-        match self.bitness {
-            Bitness::Bits32 => logfile_header!(TraceLogfileHeader32),
-            Bitness::Bits64 => logfile_header!(TraceLogfileHeader64),
-        }
+        // Built in the 64-bit layout and narrowed for a 32-bit logger (its pointers are zero, so
+        // narrowing cannot fail).
+        let header = TraceLogfileHeader64 {
+            buffer_size: self.buffer_size,
+            version: self.version,
+            provider_version: self.provider_version,
+            number_of_processors: self.number_of_processors,
+            end_time: self.end_time,
+            timer_resolution: self.timer_resolution,
+            maximum_file_size: 0,
+            log_file_mode: EVENT_TRACE_FILE_MODE_SEQUENTIAL,
+            buffers_written: self.buffers_written,
+            log_instance,
+            logger_name: 0,
+            log_file_name: 0,
+            time_zone: TimeZoneInformation::default(),
+            padding: [0; 4],
+            boot_time: self.boot_time,
+            perf_freq: self.perf_freq,
+            start_time: self.start_time,
+            reserved_flags: self.clock_type,
+            buffers_lost: self.buffers_lost,
+        };
+        crate::TraceLogfileHeader::from_wide(self.bitness, header)?.emit(out)
     }
 }
 

@@ -6,40 +6,36 @@ use crate::wire::utf16::Utf16Str;
 
 /// Byte offsets of `TIME_ZONE_INFORMATION` (mingw-w64 timezoneapi.h, gcc-checked for i686 and
 /// x86_64; the same in dissect.etl 3.14's `TZInfo` cstruct). 4-byte aligned, no padding.
+#[rustfmt::skip]
 mod offset {
     use super::Field;
 
-    pub(super) const BIAS: Field<4> = Field::at(0x00); //           LONG Bias
-    pub(super) const STANDARD_NAME: Field<64> = Field::at(0x04); // WCHAR StandardName[32]
-    pub(super) const STANDARD_DATE: Field<16> = Field::at(0x44); // SYSTEMTIME StandardDate
-    pub(super) const STANDARD_BIAS: Field<4> = Field::at(0x54); //  LONG StandardBias
-    pub(super) const DAYLIGHT_NAME: Field<64> = Field::at(0x58); // WCHAR DaylightName[32]
-    pub(super) const DAYLIGHT_DATE: Field<16> = Field::at(0x98); // SYSTEMTIME DaylightDate
-    pub(super) const DAYLIGHT_BIAS: Field<4> = Field::at(0xA8); //  LONG DaylightBias
+    pub(super) const BIAS: Field<0, 4> = Field::at(0x00); //                                 LONG Bias
+    pub(super) const STANDARD_NAME: Field<{ BIAS.end() }, 64> = Field::at(0x04); //          WCHAR StandardName[32]
+    pub(super) const STANDARD_DATE: Field<{ STANDARD_NAME.end() }, 16> = Field::at(0x44); // SYSTEMTIME StandardDate
+    pub(super) const STANDARD_BIAS: Field<{ STANDARD_DATE.end() }, 4> = Field::at(0x54); //  LONG StandardBias
+    pub(super) const DAYLIGHT_NAME: Field<{ STANDARD_BIAS.end() }, 64> = Field::at(0x58); // WCHAR DaylightName[32]
+    pub(super) const DAYLIGHT_DATE: Field<{ DAYLIGHT_NAME.end() }, 16> = Field::at(0x98); // SYSTEMTIME DaylightDate
+    pub(super) const DAYLIGHT_BIAS: Field<{ DAYLIGHT_DATE.end() }, 4> = Field::at(0xA8); //  LONG DaylightBias
 }
 
 /// Byte offsets of `SYSTEMTIME` (minwinbase.h): eight `WORD`s.
+#[rustfmt::skip]
 mod system_time {
     use super::Field;
 
-    pub(super) const YEAR: Field<2> = Field::at(0x00); //          WORD wYear
-    pub(super) const MONTH: Field<2> = Field::at(0x02); //         WORD wMonth
-    pub(super) const DAY_OF_WEEK: Field<2> = Field::at(0x04); //   WORD wDayOfWeek
-    pub(super) const DAY: Field<2> = Field::at(0x06); //           WORD wDay
-    pub(super) const HOUR: Field<2> = Field::at(0x08); //          WORD wHour
-    pub(super) const MINUTE: Field<2> = Field::at(0x0A); //        WORD wMinute
-    pub(super) const SECOND: Field<2> = Field::at(0x0C); //        WORD wSecond
-    pub(super) const MILLISECONDS: Field<2> = Field::at(0x0E); //  WORD wMilliseconds
+    pub(super) const YEAR: Field<0, 2> = Field::at(0x00); //                        WORD wYear
+    pub(super) const MONTH: Field<{ YEAR.end() }, 2> = Field::at(0x02); //          WORD wMonth
+    pub(super) const DAY_OF_WEEK: Field<{ MONTH.end() }, 2> = Field::at(0x04); //   WORD wDayOfWeek
+    pub(super) const DAY: Field<{ DAY_OF_WEEK.end() }, 2> = Field::at(0x06); //     WORD wDay
+    pub(super) const HOUR: Field<{ DAY.end() }, 2> = Field::at(0x08); //            WORD wHour
+    pub(super) const MINUTE: Field<{ HOUR.end() }, 2> = Field::at(0x0A); //         WORD wMinute
+    pub(super) const SECOND: Field<{ MINUTE.end() }, 2> = Field::at(0x0C); //       WORD wSecond
+    pub(super) const MILLISECONDS: Field<{ SECOND.end() }, 2> = Field::at(0x0E); // WORD wMilliseconds
 }
 
-const _: () = assert!(offset::BIAS.end() == offset::STANDARD_NAME.start());
-const _: () = assert!(offset::STANDARD_NAME.end() == offset::STANDARD_DATE.start());
-const _: () = assert!(offset::STANDARD_DATE.end() == offset::STANDARD_BIAS.start());
-const _: () = assert!(offset::STANDARD_BIAS.end() == offset::DAYLIGHT_NAME.start());
-const _: () = assert!(offset::DAYLIGHT_NAME.end() == offset::DAYLIGHT_DATE.start());
-const _: () = assert!(offset::DAYLIGHT_DATE.end() == offset::DAYLIGHT_BIAS.start());
-const _: () = assert!(offset::DAYLIGHT_BIAS.end() == TimeZoneInformation::LEN);
-const _: () = assert!(system_time::MILLISECONDS.end() == SystemTime::LEN);
+const _: () = offset::DAYLIGHT_BIAS.ends_at(TimeZoneInformation::LEN);
+const _: () = system_time::MILLISECONDS.ends_at(SystemTime::LEN);
 
 /// `SYSTEMTIME` (minwinbase.h), 16 bytes: a date and time as eight 16-bit members.
 ///
@@ -189,6 +185,17 @@ impl TimeZoneInformation {
     /// `DaylightName` up to its first NUL (all 32 units when it has none).
     pub fn daylight_name_str(&self) -> Utf16Str<'_> {
         Utf16Str::from_units_until_nul(&self.daylight_name)
+    }
+}
+
+/// `TIME_ZONE_INFORMATION` as a member of a larger struct.
+impl field::Member<{ TimeZoneInformation::LEN }> for TimeZoneInformation {
+    fn decode(bytes: [u8; Self::LEN]) -> Self {
+        Self::from_bytes(&bytes)
+    }
+
+    fn encode(&self) -> [u8; Self::LEN] {
+        self.to_bytes()
     }
 }
 

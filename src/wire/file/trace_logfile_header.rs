@@ -3,84 +3,12 @@
 
 use crate::wire::codes::HeaderType;
 use crate::wire::error::CodecError;
-use crate::wire::field::{self, Field, Reader, Writer};
+use crate::wire::field;
 use crate::wire::file::time_zone_information::TimeZoneInformation;
 use crate::wire::guid::Guid;
 use crate::wire::headers::system_trace_header::SystemTraceHeader;
-use crate::wire::layout::{Bitness, Layout};
+use crate::wire::layout::Bitness;
 use crate::wire::utf16::Utf16Str;
-
-/// Byte offsets of the members before the pointers, the same in both layouts.
-///
-/// Sources, which agree on every offset: mingw-w64's evntrace.h compiled by gcc for i686 and
-/// x86_64 (`tools/abi-vectors/generate.py`, which also checks them against mingw's explicit
-/// `TRACE_LOGFILE_HEADER32`/`TRACE_LOGFILE_HEADER64`); Geoff Chappell's `TRACE_LOGFILE_HEADER`
-/// page (x86 and x64 columns); dissect.etl 3.14's `TraceLogfileHeader` cstruct.
-mod offset {
-    use super::Field;
-
-    pub(super) const BUFFER_SIZE: Field<4> = Field::at(0x00); //          ULONG BufferSize
-    pub(super) const VERSION: Field<4> = Field::at(0x04); //              ULONG Version | VersionDetail
-    pub(super) const PROVIDER_VERSION: Field<4> = Field::at(0x08); //     ULONG ProviderVersion
-    pub(super) const NUMBER_OF_PROCESSORS: Field<4> = Field::at(0x0C); // ULONG NumberOfProcessors
-    pub(super) const END_TIME: Field<8> = Field::at(0x10); //             LARGE_INTEGER EndTime
-    pub(super) const TIMER_RESOLUTION: Field<4> = Field::at(0x18); //     ULONG TimerResolution
-    pub(super) const MAXIMUM_FILE_SIZE: Field<4> = Field::at(0x1C); //    ULONG MaximumFileSize
-    pub(super) const LOG_FILE_MODE: Field<4> = Field::at(0x20); //        ULONG LogFileMode
-    pub(super) const BUFFERS_WRITTEN: Field<4> = Field::at(0x24); //      ULONG BuffersWritten
-    pub(super) const LOG_INSTANCE: Field<16> = Field::at(0x28); //        GUID LogInstanceGuid | StartBuffers..CpuSpeedInMHz
-}
-
-/// Byte offsets of the 32-bit layout from the pointers on (gcc, i686; Chappell's x86 column).
-mod offset32 {
-    use super::Field;
-
-    pub(super) const LOGGER_NAME: Field<4> = Field::at(0x38); //     LPWSTR LoggerName
-    pub(super) const LOG_FILE_NAME: Field<4> = Field::at(0x3C); //   LPWSTR LogFileName
-    pub(super) const TIME_ZONE: Field<0xAC> = Field::at(0x40); //    TIME_ZONE_INFORMATION TimeZone
-    pub(super) const PADDING: Field<4> = Field::at(0xEC); //         alignment of BootTime to 8
-    pub(super) const BOOT_TIME: Field<8> = Field::at(0xF0); //       LARGE_INTEGER BootTime
-    pub(super) const PERF_FREQ: Field<8> = Field::at(0xF8); //       LARGE_INTEGER PerfFreq
-    pub(super) const START_TIME: Field<8> = Field::at(0x100); //     LARGE_INTEGER StartTime
-    pub(super) const RESERVED_FLAGS: Field<4> = Field::at(0x108); // ULONG ReservedFlags
-    pub(super) const BUFFERS_LOST: Field<4> = Field::at(0x10C); //   ULONG BuffersLost
-}
-
-/// Byte offsets of the 64-bit layout from the pointers on (gcc, x86_64; Chappell's x64 column).
-mod offset64 {
-    use super::Field;
-
-    pub(super) const LOGGER_NAME: Field<8> = Field::at(0x38); //     LPWSTR LoggerName
-    pub(super) const LOG_FILE_NAME: Field<8> = Field::at(0x40); //   LPWSTR LogFileName
-    pub(super) const TIME_ZONE: Field<0xAC> = Field::at(0x48); //    TIME_ZONE_INFORMATION TimeZone
-    pub(super) const PADDING: Field<4> = Field::at(0xF4); //         alignment of BootTime to 8
-    pub(super) const BOOT_TIME: Field<8> = Field::at(0xF8); //       LARGE_INTEGER BootTime
-    pub(super) const PERF_FREQ: Field<8> = Field::at(0x100); //      LARGE_INTEGER PerfFreq
-    pub(super) const START_TIME: Field<8> = Field::at(0x108); //     LARGE_INTEGER StartTime
-    pub(super) const RESERVED_FLAGS: Field<4> = Field::at(0x110); // ULONG ReservedFlags
-    pub(super) const BUFFERS_LOST: Field<4> = Field::at(0x114); //   ULONG BuffersLost
-}
-
-const _: () = assert!(offset::BUFFER_SIZE.end() == offset::VERSION.start());
-const _: () = assert!(offset::NUMBER_OF_PROCESSORS.end() == offset::END_TIME.start());
-const _: () = assert!(offset::END_TIME.end() == offset::TIMER_RESOLUTION.start());
-const _: () = assert!(offset::BUFFERS_WRITTEN.end() == offset::LOG_INSTANCE.start());
-const _: () = assert!(offset::LOG_INSTANCE.end() == offset32::LOGGER_NAME.start());
-const _: () = assert!(offset32::LOG_FILE_NAME.end() == offset32::TIME_ZONE.start());
-const _: () = assert!(offset32::TIME_ZONE.end() == offset32::PADDING.start());
-const _: () = assert!(offset32::PADDING.end() == offset32::BOOT_TIME.start());
-const _: () = assert!(offset32::START_TIME.end() == offset32::RESERVED_FLAGS.start());
-const _: () = assert!(offset32::BUFFERS_LOST.end() == TraceLogfileHeader32::LEN);
-const _: () = assert!(offset::LOG_INSTANCE.end() == offset64::LOGGER_NAME.start());
-const _: () = assert!(offset64::LOG_FILE_NAME.end() == offset64::TIME_ZONE.start());
-const _: () = assert!(offset64::TIME_ZONE.end() == offset64::PADDING.start());
-const _: () = assert!(offset64::PADDING.end() == offset64::BOOT_TIME.start());
-const _: () = assert!(offset64::START_TIME.end() == offset64::RESERVED_FLAGS.start());
-const _: () = assert!(offset64::BUFFERS_LOST.end() == TraceLogfileHeader64::LEN);
-const _: () = assert!(
-    offset32::BOOT_TIME.start().is_multiple_of(8) && offset64::BOOT_TIME.start().is_multiple_of(8)
-);
-const _: () = assert!(TimeZoneInformation::LEN == 0xAC);
 
 /// `VersionDetail`: the structured view of the `Version` union at offset 4, the Windows version
 /// that wrote the trace.
@@ -285,276 +213,86 @@ open_code! {
     }
 }
 
-/// `TRACE_LOGFILE_HEADER` (evntrace.h) as a 32-bit logger writes it: 0x110 bytes,
-/// `LoggerName` and `LogFileName` 4-byte pointers.
-///
-/// | off | size | member | field |
-/// |---|---|---|---|
-/// | 0x00 | 4 | `BufferSize` | [`buffer_size`](Self::buffer_size) |
-/// | 0x04 | 4 | `Version` \| `VersionDetail` | [`version`](Self::version) |
-/// | 0x08 | 4 | `ProviderVersion` | [`provider_version`](Self::provider_version) |
-/// | 0x0C | 4 | `NumberOfProcessors` | [`number_of_processors`](Self::number_of_processors) |
-/// | 0x10 | 8 | `EndTime` | [`end_time`](Self::end_time) |
-/// | 0x18 | 4 | `TimerResolution` | [`timer_resolution`](Self::timer_resolution) |
-/// | 0x1C | 4 | `MaximumFileSize` | [`maximum_file_size`](Self::maximum_file_size) |
-/// | 0x20 | 4 | `LogFileMode` | [`log_file_mode`](Self::log_file_mode) |
-/// | 0x24 | 4 | `BuffersWritten` | [`buffers_written`](Self::buffers_written) |
-/// | 0x28 | 16 | `LogInstanceGuid` \| `StartBuffers`+`PointerSize`+`EventsLost`+`CpuSpeedInMHz` | [`log_instance`](Self::log_instance) |
-/// | 0x38 | 4 | `LoggerName` | [`logger_name`](Self::logger_name) |
-/// | 0x3C | 4 | `LogFileName` | [`log_file_name`](Self::log_file_name) |
-/// | 0x40 | 0xAC | `TimeZone` | [`time_zone`](Self::time_zone) |
-/// | 0xEC | 4 | (padding) | [`padding`](Self::padding) |
-/// | 0xF0 | 8 | `BootTime` | [`boot_time`](Self::boot_time) |
-/// | 0xF8 | 8 | `PerfFreq` | [`perf_freq`](Self::perf_freq) |
-/// | 0x100 | 8 | `StartTime` | [`start_time`](Self::start_time) |
-/// | 0x108 | 4 | `ReservedFlags` | [`reserved_flags`](Self::reserved_flags) |
-/// | 0x10C | 4 | `BuffersLost` | [`buffers_lost`](Self::buffers_lost) |
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct TraceLogfileHeader32 {
-    /// `BufferSize`: the size of the session's buffers in bytes.
-    pub buffer_size: u32,
-    /// `Version` | `VersionDetail`: the Windows version that wrote the trace.
-    pub version: VersionDetail,
-    /// `ProviderVersion`: the build number of that Windows.
-    pub provider_version: u32,
-    /// `NumberOfProcessors`.
-    pub number_of_processors: u32,
-    /// `EndTime`: when the session stopped (`LARGE_INTEGER`, 100 ns since 1601).
-    pub end_time: i64,
-    /// `TimerResolution`: the resolution of the system timer in 100 ns units (156,250 =
-    /// 15.625 ms); the tick that `KernelTime` and `UserTime` count.
-    pub timer_resolution: u32,
-    /// `MaximumFileSize`: the file size limit in megabytes, 0 for none.
-    pub maximum_file_size: u32,
-    /// `LogFileMode`: the session's `EVENT_TRACE_*_MODE` flags.
-    pub log_file_mode: u32,
-    /// `BuffersWritten`: the number of buffers in the file.
-    pub buffers_written: u32,
-    /// `LogInstanceGuid` | `StartBuffers`, `PointerSize`, `EventsLost`, `CpuSpeedInMHz`.
-    pub log_instance: LogInstance,
-    /// `LoggerName`: a pointer in the logger's memory, meaningless in a file (newer Windows
-    /// stores small values here; the name itself follows the struct, see [`LogfileNames`]).
-    pub logger_name: u32,
-    /// `LogFileName`: likewise a pointer, the name following the struct.
-    pub log_file_name: u32,
-    /// `TimeZone`: the time zone of the machine that wrote the trace.
-    pub time_zone: TimeZoneInformation,
-    /// Bytes 0xEC..0xF0, padding that aligns `BootTime` to 8. Kept as read; zero in values built
-    /// from fields.
-    pub padding: [u8; 4],
-    /// `BootTime`: when the machine started (100 ns since 1601).
-    pub boot_time: i64,
-    /// `PerfFreq`: the frequency of the query performance counter, in ticks per second.
-    pub perf_freq: i64,
-    /// `StartTime`: when the session started (100 ns since 1601).
-    pub start_time: i64,
-    /// `ReservedFlags`: the session's clock type.
-    pub reserved_flags: ClockType,
-    /// `BuffersLost`.
-    pub buffers_lost: u32,
-}
-
-/// `TRACE_LOGFILE_HEADER` (evntrace.h) as a 64-bit logger writes it: 0x118 bytes,
-/// `LoggerName` and `LogFileName` 8-byte pointers, so everything after them 8 bytes later than
-/// in [`TraceLogfileHeader32`].
-///
-/// | off | size | member | field |
-/// |---|---|---|---|
-/// | 0x00..0x38 | | as [`TraceLogfileHeader32`] | |
-/// | 0x38 | 8 | `LoggerName` | [`logger_name`](Self::logger_name) |
-/// | 0x40 | 8 | `LogFileName` | [`log_file_name`](Self::log_file_name) |
-/// | 0x48 | 0xAC | `TimeZone` | [`time_zone`](Self::time_zone) |
-/// | 0xF4 | 4 | (padding) | [`padding`](Self::padding) |
-/// | 0xF8 | 8 | `BootTime` | [`boot_time`](Self::boot_time) |
-/// | 0x100 | 8 | `PerfFreq` | [`perf_freq`](Self::perf_freq) |
-/// | 0x108 | 8 | `StartTime` | [`start_time`](Self::start_time) |
-/// | 0x110 | 4 | `ReservedFlags` | [`reserved_flags`](Self::reserved_flags) |
-/// | 0x114 | 4 | `BuffersLost` | [`buffers_lost`](Self::buffers_lost) |
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct TraceLogfileHeader64 {
-    /// `BufferSize`: the size of the session's buffers in bytes.
-    pub buffer_size: u32,
-    /// `Version` | `VersionDetail`: the Windows version that wrote the trace.
-    pub version: VersionDetail,
-    /// `ProviderVersion`: the build number of that Windows.
-    pub provider_version: u32,
-    /// `NumberOfProcessors`.
-    pub number_of_processors: u32,
-    /// `EndTime`: when the session stopped (`LARGE_INTEGER`, 100 ns since 1601).
-    pub end_time: i64,
-    /// `TimerResolution`: the resolution of the system timer in 100 ns units.
-    pub timer_resolution: u32,
-    /// `MaximumFileSize`: the file size limit in megabytes, 0 for none.
-    pub maximum_file_size: u32,
-    /// `LogFileMode`: the session's `EVENT_TRACE_*_MODE` flags.
-    pub log_file_mode: u32,
-    /// `BuffersWritten`: the number of buffers in the file.
-    pub buffers_written: u32,
-    /// `LogInstanceGuid` | `StartBuffers`, `PointerSize`, `EventsLost`, `CpuSpeedInMHz`.
-    pub log_instance: LogInstance,
-    /// `LoggerName`: a pointer in the logger's memory, meaningless in a file (newer Windows
-    /// stores small values here; the name itself follows the struct, see [`LogfileNames`]).
-    pub logger_name: u64,
-    /// `LogFileName`: likewise a pointer, the name following the struct.
-    pub log_file_name: u64,
-    /// `TimeZone`: the time zone of the machine that wrote the trace.
-    pub time_zone: TimeZoneInformation,
-    /// Bytes 0xF4..0xF8, padding that aligns `BootTime` to 8. Kept as read; zero in values built
-    /// from fields.
-    pub padding: [u8; 4],
-    /// `BootTime`: when the machine started (100 ns since 1601).
-    pub boot_time: i64,
-    /// `PerfFreq`: the frequency of the query performance counter, in ticks per second.
-    pub perf_freq: i64,
-    /// `StartTime`: when the session started (100 ns since 1601).
-    pub start_time: i64,
-    /// `ReservedFlags`: the session's clock type.
-    pub reserved_flags: ClockType,
-    /// `BuffersLost`.
-    pub buffers_lost: u32,
-}
-
-/// `LEN`, `LAYOUT`, `from_bytes` and `to_bytes` of one layout, written once for both: the two
-/// differ only in the offsets from `LoggerName` on (`$tail`) and the pointers' width
-/// (`$pointer`, the `Reader`/`Writer` method of that width).
-macro_rules! logfile_header_codec {
-    ($type:ident, $len:literal, $layout:ident, $tail:ident, $pointer:ident) => {
-        impl $type {
-            #[doc = concat!("Bytes in this layout of `TRACE_LOGFILE_HEADER`: ", stringify!($len), ".")]
-            pub const LEN: usize = $len;
-            /// The layout this type encodes.
-            pub const LAYOUT: Layout = Layout::$layout;
-
-            /// Decodes any `LEN` bytes; nothing is checked and nothing is lost.
-            pub fn from_bytes(bytes: &[u8; Self::LEN]) -> Self {
-                let read = Reader::new(bytes);
-                Self {
-                    buffer_size: read.u32(offset::BUFFER_SIZE),
-                    version: VersionDetail::from_roll_up(read.u32(offset::VERSION)),
-                    provider_version: read.u32(offset::PROVIDER_VERSION),
-                    number_of_processors: read.u32(offset::NUMBER_OF_PROCESSORS),
-                    end_time: read.i64(offset::END_TIME),
-                    timer_resolution: read.u32(offset::TIMER_RESOLUTION),
-                    maximum_file_size: read.u32(offset::MAXIMUM_FILE_SIZE),
-                    log_file_mode: read.u32(offset::LOG_FILE_MODE),
-                    buffers_written: read.u32(offset::BUFFERS_WRITTEN),
-                    log_instance: LogInstance(read.bytes16(offset::LOG_INSTANCE)),
-                    logger_name: read.$pointer($tail::LOGGER_NAME),
-                    log_file_name: read.$pointer($tail::LOG_FILE_NAME),
-                    time_zone: TimeZoneInformation::from_bytes(&read.bytes($tail::TIME_ZONE)),
-                    padding: read.bytes($tail::PADDING),
-                    boot_time: read.i64($tail::BOOT_TIME),
-                    perf_freq: read.i64($tail::PERF_FREQ),
-                    start_time: read.i64($tail::START_TIME),
-                    reserved_flags: ClockType(read.u32($tail::RESERVED_FLAGS)),
-                    buffers_lost: read.u32($tail::BUFFERS_LOST),
-                }
-            }
-
-            /// Encodes the members into the first `LEN` bytes `write` covers, setting every one of
-            /// them (`to_bytes` and `emit` are built on it).
-            pub(crate) fn write(&self, write: &mut Writer<'_>) {
-                write.u32(offset::BUFFER_SIZE, self.buffer_size);
-                write.u32(offset::VERSION, self.version.roll_up());
-                write.u32(offset::PROVIDER_VERSION, self.provider_version);
-                write.u32(offset::NUMBER_OF_PROCESSORS, self.number_of_processors);
-                write.i64(offset::END_TIME, self.end_time);
-                write.u32(offset::TIMER_RESOLUTION, self.timer_resolution);
-                write.u32(offset::MAXIMUM_FILE_SIZE, self.maximum_file_size);
-                write.u32(offset::LOG_FILE_MODE, self.log_file_mode);
-                write.u32(offset::BUFFERS_WRITTEN, self.buffers_written);
-                write.bytes16(offset::LOG_INSTANCE, self.log_instance.0);
-                write.$pointer($tail::LOGGER_NAME, self.logger_name);
-                write.$pointer($tail::LOG_FILE_NAME, self.log_file_name);
-                write.bytes($tail::TIME_ZONE, self.time_zone.to_bytes());
-                write.bytes($tail::PADDING, self.padding);
-                write.i64($tail::BOOT_TIME, self.boot_time);
-                write.i64($tail::PERF_FREQ, self.perf_freq);
-                write.i64($tail::START_TIME, self.start_time);
-                write.u32($tail::RESERVED_FLAGS, self.reserved_flags.0);
-                write.u32($tail::BUFFERS_LOST, self.buffers_lost);
-            }
-        }
-    };
-}
-
-logfile_header_codec!(
-    TraceLogfileHeader32,
-    0x110,
-    TraceLogfileHeader32,
-    offset32,
-    u32
-);
-logfile_header_codec!(
-    TraceLogfileHeader64,
-    0x118,
-    TraceLogfileHeader64,
-    offset64,
-    u64
-);
-
-/// `TRACE_LOGFILE_HEADER` in the layout a [`Bitness`] value chooses: the data of the first
-/// event of an .etl file, which describes the whole trace.
-///
-/// The bitness is the logger's: `HeaderType` `SYSTEM32` or `SYSTEM64` of the event's
-/// [`SystemTraceHeader`] (marker 0xC0010002 or 0xC0020002), never the host's.
-/// [`parse_event`](Self::parse_event) reads the whole event and chooses it.
-///
-/// ```
-/// use etw_classic::{Bitness, TraceLogfileHeader, wire::TraceLogfileHeader32};
-/// let bytes = [0u8; TraceLogfileHeader32::LEN];
-/// let (header, rest) = TraceLogfileHeader::parse(&bytes, Bitness::Bits32)?;
-/// assert!(rest.is_empty());
-/// assert_eq!(header.byte_len(), 0x110);
-/// let mut out = [0xFFu8; 0x110];
-/// header.emit(&mut out)?;
-/// assert_eq!(out, bytes);
-/// # Ok::<(), etw_classic::CodecError>(())
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum TraceLogfileHeader {
-    /// The 32-bit layout, 0x110 bytes.
-    Bits32(TraceLogfileHeader32),
-    /// The 64-bit layout, 0x118 bytes.
-    Bits64(TraceLogfileHeader64),
-}
-
-/// Accessors for the members both layouts have, with the same type.
-macro_rules! shared_members {
-    ($($(#[$doc:meta])* $name:ident: $type:ty,)*) => {
-        $(
-            $(#[$doc])*
-            pub fn $name(&self) -> $type {
-                match self {
-                    Self::Bits32(header) => header.$name,
-                    Self::Bits64(header) => header.$name,
-                }
-            }
-        )*
-    };
+// The offsets: mingw-w64's evntrace.h compiled by gcc for i686 and x86_64
+// (`tools/abi-vectors/generate.py`, which also checks them against mingw's explicit
+// `TRACE_LOGFILE_HEADER32`/`TRACE_LOGFILE_HEADER64`), Geoff Chappell's `TRACE_LOGFILE_HEADER` page
+// (x86 and x64 columns) and dissect.etl 3.14's `TraceLogfileHeader` cstruct, which agree on every
+// one.
+field::pointer_width_pair! {
+    /// `TRACE_LOGFILE_HEADER` in the layout a [`Bitness`] value chooses: the data of the first
+    /// event of an .etl file, which describes the whole trace.
+    ///
+    /// The bitness is the logger's: `HeaderType` `SYSTEM32` or `SYSTEM64` of the event's
+    /// [`SystemTraceHeader`] (marker 0xC0010002 or 0xC0020002), never the host's.
+    /// [`parse_event`](Self::parse_event) reads the whole event and chooses it.
+    ///
+    /// ```
+    /// use etw_classic::{Bitness, TraceLogfileHeader, wire::TraceLogfileHeader32};
+    /// let bytes = [0u8; TraceLogfileHeader32::LEN];
+    /// let (header, rest) = TraceLogfileHeader::parse(&bytes, Bitness::Bits32)?;
+    /// assert!(rest.is_empty());
+    /// assert_eq!(header.byte_len(), 0x110);
+    /// let mut out = [0xFFu8; 0x110];
+    /// header.emit(&mut out)?;
+    /// assert_eq!(out, bytes);
+    /// # Ok::<(), etw_classic::CodecError>(())
+    /// ```
+    pub enum TraceLogfileHeader {
+        /// `TRACE_LOGFILE_HEADER` (evntrace.h) as a 32-bit logger writes it: 0x110 bytes,
+        /// `LoggerName` and `LogFileName` 4-byte pointers.
+        Bits32(TraceLogfileHeader32) = TraceLogfileHeader32, 0x110;
+        /// `TRACE_LOGFILE_HEADER` (evntrace.h) as a 64-bit logger writes it: 0x118 bytes,
+        /// `LoggerName` and `LogFileName` 8-byte pointers, so everything after them 8 bytes later
+        /// than in [`TraceLogfileHeader32`].
+        Bits64(TraceLogfileHeader64) = TraceLogfileHeader64, 0x118;
+    }
+    members {
+        /// `BufferSize`: the size of the session's buffers in bytes.
+        buffer_size: u32[4] @ 0x00, 0x00 => "`BufferSize`",
+        /// `Version` | `VersionDetail`: the Windows version that wrote the trace.
+        version: VersionDetail[4] @ 0x04, 0x04 => "`Version` \\| `VersionDetail`",
+        /// `ProviderVersion`: the build number of that Windows.
+        provider_version: u32[4] @ 0x08, 0x08 => "`ProviderVersion`",
+        /// `NumberOfProcessors`.
+        number_of_processors: u32[4] @ 0x0C, 0x0C => "`NumberOfProcessors`",
+        /// `EndTime`: when the session stopped (`LARGE_INTEGER`, 100 ns since 1601).
+        end_time: i64[8] @ 0x10, 0x10 => "`EndTime`",
+        /// `TimerResolution`: the resolution of the system timer in 100 ns units (156,250 =
+        /// 15.625 ms); the tick that `KernelTime` and `UserTime` count.
+        timer_resolution: u32[4] @ 0x18, 0x18 => "`TimerResolution`",
+        /// `MaximumFileSize`: the file size limit in megabytes, 0 for none.
+        maximum_file_size: u32[4] @ 0x1C, 0x1C => "`MaximumFileSize`",
+        /// `LogFileMode`: the session's `EVENT_TRACE_*_MODE` flags.
+        log_file_mode: u32[4] @ 0x20, 0x20 => "`LogFileMode`",
+        /// `BuffersWritten`: the number of buffers in the file.
+        buffers_written: u32[4] @ 0x24, 0x24 => "`BuffersWritten`",
+        /// `LogInstanceGuid` | `StartBuffers`, `PointerSize`, `EventsLost`, `CpuSpeedInMHz`.
+        log_instance: LogInstance[16] @ 0x28, 0x28
+            => "`LogInstanceGuid` \\| `StartBuffers`+`PointerSize`+`EventsLost`+`CpuSpeedInMHz`",
+        /// `LoggerName`: a pointer in the logger's memory, meaningless in a file (newer Windows
+        /// stores small values here; the name itself follows the struct, see [`LogfileNames`]).
+        logger_name: pointer @ 0x38, 0x38 => "`LoggerName`",
+        /// `LogFileName`: likewise a pointer, the name following the struct.
+        log_file_name: pointer @ 0x3C, 0x40 => "`LogFileName`",
+        /// `TimeZone`: the time zone of the machine that wrote the trace.
+        time_zone: TimeZoneInformation[0xAC] @ 0x40, 0x48 => "`TimeZone`",
+        /// The 4 bytes before `BootTime`, padding that aligns it to 8. Kept as read; zero in
+        /// values built from fields.
+        padding: [u8; 4][4] @ 0xEC, 0xF4 => "(padding)",
+        /// `BootTime`: when the machine started (100 ns since 1601).
+        boot_time: i64[8] @ 0xF0, 0xF8 => "`BootTime`",
+        /// `PerfFreq`: the frequency of the query performance counter, in ticks per second.
+        perf_freq: i64[8] @ 0xF8, 0x100 => "`PerfFreq`",
+        /// `StartTime`: when the session started (100 ns since 1601).
+        start_time: i64[8] @ 0x100, 0x108 => "`StartTime`",
+        /// `ReservedFlags`: the session's clock type.
+        reserved_flags: ClockType[4] @ 0x108, 0x110 => "`ReservedFlags`",
+        /// `BuffersLost`.
+        buffers_lost: u32[4] @ 0x10C, 0x114 => "`BuffersLost`",
+    }
 }
 
 impl TraceLogfileHeader {
-    /// Decodes the first 0x110 (32-bit) or 0x118 (64-bit) bytes of `input` and returns the rest.
-    ///
-    /// # Errors
-    /// [`CodecError::Truncated`] when `input` is shorter than the layout.
-    pub fn parse(input: &[u8], bitness: Bitness) -> Result<(Self, &[u8]), CodecError> {
-        Ok(match bitness {
-            Bitness::Bits32 => {
-                let (header, rest) = TraceLogfileHeader32::parse(input)?;
-                (Self::Bits32(header), rest)
-            }
-            Bitness::Bits64 => {
-                let (header, rest) = TraceLogfileHeader64::parse(input)?;
-                (Self::Bits64(header), rest)
-            }
-        })
-    }
-
     /// Reads the logfile header event at the start of `input` (the first event of an .etl file,
     /// right after the first buffer's 0x48-byte `WMI_BUFFER_HEADER`): its [`SystemTraceHeader`],
     /// the `TRACE_LOGFILE_HEADER` in the layout the header type names, and the names after it.
@@ -584,95 +322,6 @@ impl TraceLogfileHeader {
         Ok((system, header, LogfileNames::parse(names), rest))
     }
 
-    /// Writes the struct in its own layout to the start of `out` and returns the rest of `out`.
-    ///
-    /// # Errors
-    /// [`CodecError::OutputTooSmall`] when `out` is shorter than the layout; nothing is written then.
-    pub fn emit<'o>(&self, out: &'o mut [u8]) -> Result<&'o mut [u8], CodecError> {
-        match self {
-            Self::Bits32(header) => header.emit(out),
-            Self::Bits64(header) => header.emit(out),
-        }
-    }
-
-    /// The bitness of this value's layout.
-    pub const fn bitness(&self) -> Bitness {
-        match self {
-            Self::Bits32(_) => Bitness::Bits32,
-            Self::Bits64(_) => Bitness::Bits64,
-        }
-    }
-
-    /// The layout of this value.
-    pub const fn layout(&self) -> Layout {
-        match self {
-            Self::Bits32(_) => Layout::TraceLogfileHeader32,
-            Self::Bits64(_) => Layout::TraceLogfileHeader64,
-        }
-    }
-
-    /// The length of this value's layout: 0x110 or 0x118.
-    pub const fn byte_len(&self) -> usize {
-        match self {
-            Self::Bits32(_) => TraceLogfileHeader32::LEN,
-            Self::Bits64(_) => TraceLogfileHeader64::LEN,
-        }
-    }
-
-    shared_members! {
-        /// `BufferSize`.
-        buffer_size: u32,
-        /// `Version` | `VersionDetail`.
-        version: VersionDetail,
-        /// `ProviderVersion`.
-        provider_version: u32,
-        /// `NumberOfProcessors`.
-        number_of_processors: u32,
-        /// `EndTime`.
-        end_time: i64,
-        /// `TimerResolution`.
-        timer_resolution: u32,
-        /// `MaximumFileSize`.
-        maximum_file_size: u32,
-        /// `LogFileMode`.
-        log_file_mode: u32,
-        /// `BuffersWritten`.
-        buffers_written: u32,
-        /// The union of `LogInstanceGuid` and `StartBuffers`, `PointerSize`, `EventsLost`,
-        /// `CpuSpeedInMHz`.
-        log_instance: LogInstance,
-        /// `TimeZone`.
-        time_zone: TimeZoneInformation,
-        /// The 4 padding bytes before `BootTime`.
-        padding: [u8; 4],
-        /// `BootTime`.
-        boot_time: i64,
-        /// `PerfFreq`.
-        perf_freq: i64,
-        /// `StartTime`.
-        start_time: i64,
-        /// `ReservedFlags`: the clock type.
-        reserved_flags: ClockType,
-        /// `BuffersLost`.
-        buffers_lost: u32,
-    }
-
-    /// `LoggerName`, widened to 64 bits.
-    pub fn logger_name(&self) -> u64 {
-        match self {
-            Self::Bits32(header) => u64::from(header.logger_name),
-            Self::Bits64(header) => header.logger_name,
-        }
-    }
-
-    /// `LogFileName`, widened to 64 bits.
-    pub fn log_file_name(&self) -> u64 {
-        match self {
-            Self::Bits32(header) => u64::from(header.log_file_name),
-            Self::Bits64(header) => header.log_file_name,
-        }
-    }
-
     /// `PointerSize` (of the union at 0x28): the logger's pointer width in bytes.
     pub fn pointer_size(&self) -> u32 {
         self.log_instance().pointer_size()
@@ -689,20 +338,37 @@ impl TraceLogfileHeader {
     }
 }
 
-impl From<TraceLogfileHeader32> for TraceLogfileHeader {
-    fn from(header: TraceLogfileHeader32) -> Self {
-        Self::Bits32(header)
+/// `Version` as its roll-up.
+impl field::Member<4> for VersionDetail {
+    fn decode(bytes: [u8; 4]) -> Self {
+        Self::from_roll_up(u32::from_le_bytes(bytes))
+    }
+
+    fn encode(&self) -> [u8; 4] {
+        self.roll_up().to_le_bytes()
     }
 }
 
-impl From<TraceLogfileHeader64> for TraceLogfileHeader {
-    fn from(header: TraceLogfileHeader64) -> Self {
-        Self::Bits64(header)
+/// The union's raw bytes.
+impl field::Member<16> for LogInstance {
+    fn decode(bytes: [u8; 16]) -> Self {
+        Self(field::move16(&bytes))
+    }
+
+    fn encode(&self) -> [u8; 16] {
+        field::move16(&self.0)
     }
 }
 
-field::fixed_layout_entry_points!(TraceLogfileHeader32, length_only);
-field::fixed_layout_entry_points!(TraceLogfileHeader64, length_only);
+impl field::Member<4> for ClockType {
+    fn decode(bytes: [u8; 4]) -> Self {
+        Self(u32::from_le_bytes(bytes))
+    }
+
+    fn encode(&self) -> [u8; 4] {
+        self.0.to_le_bytes()
+    }
+}
 
 /// The two names after a `TRACE_LOGFILE_HEADER` in the logfile header event: `LoggerName`
 /// and `LogFileName` as NUL-terminated little-endian UTF-16 strings, one after the other,
@@ -743,6 +409,7 @@ impl<'a> LogfileNames<'a> {
 mod tests {
     use super::*;
     use crate::wire::file::time_zone_information::SystemTime;
+    use crate::wire::layout::Layout;
 
     /// The C-ABI vector "TRACE_LOGFILE_HEADER detail+counts": byte `k` is `1 + (0x10 + k) % 255`
     /// (the generator's ascending pattern), padding zero.

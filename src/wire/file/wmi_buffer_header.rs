@@ -11,25 +11,26 @@ pub const DEFAULT_TRACE_ALIGNMENT: usize = 8;
 
 /// Byte offsets of the members, named after ntwmi.h (Windows 10 WDK; the same offsets in Geoff
 /// Chappell's `WMI_BUFFER_HEADER` page, from the kernel's symbol files).
+#[rustfmt::skip]
 mod offset {
     use super::Field;
 
-    pub(super) const BUFFER_SIZE: Field<4> = Field::at(0x00); //     ULONG BufferSize
-    pub(super) const SAVED_OFFSET: Field<4> = Field::at(0x04); //    ULONG SavedOffset
-    pub(super) const CURRENT_OFFSET: Field<4> = Field::at(0x08); //  volatile ULONG CurrentOffset
-    pub(super) const REFERENCE_COUNT: Field<4> = Field::at(0x0C); // volatile LONG ReferenceCount
-    pub(super) const TIME_STAMP: Field<8> = Field::at(0x10); //      LARGE_INTEGER TimeStamp
-    pub(super) const SEQUENCE_NUMBER: Field<8> = Field::at(0x18); // LONGLONG SequenceNumber
-    pub(super) const CLOCK_OR_LINK: Field<8> = Field::at(0x20); //   ClockType:3+Frequency:61 | SlistEntry | NextBuffer
-    pub(super) const CLIENT_CONTEXT: Field<4> = Field::at(0x28); //  ETW_BUFFER_CONTEXT ClientContext
-    pub(super) const STATE: Field<4> = Field::at(0x2C); //           ETW_BUFFER_STATE State
-    pub(super) const OFFSET: Field<4> = Field::at(0x30); //          ULONG Offset
-    pub(super) const BUFFER_FLAG: Field<2> = Field::at(0x34); //     USHORT BufferFlag
-    pub(super) const BUFFER_TYPE: Field<2> = Field::at(0x36); //     USHORT BufferType
-    pub(super) const REFERENCE_TIME: Field<16> = Field::at(0x38); // Padding1[4] | ETW_REF_CLOCK ReferenceTime | GlobalEntry | Pointer0+Pointer1
+    pub(super) const BUFFER_SIZE: Field<0, 4> = Field::at(0x00); //                            ULONG BufferSize
+    pub(super) const SAVED_OFFSET: Field<{ BUFFER_SIZE.end() }, 4> = Field::at(0x04); //       ULONG SavedOffset
+    pub(super) const CURRENT_OFFSET: Field<{ SAVED_OFFSET.end() }, 4> = Field::at(0x08); //    volatile ULONG CurrentOffset
+    pub(super) const REFERENCE_COUNT: Field<{ CURRENT_OFFSET.end() }, 4> = Field::at(0x0C); // volatile LONG ReferenceCount
+    pub(super) const TIME_STAMP: Field<{ REFERENCE_COUNT.end() }, 8> = Field::at(0x10); //     LARGE_INTEGER TimeStamp
+    pub(super) const SEQUENCE_NUMBER: Field<{ TIME_STAMP.end() }, 8> = Field::at(0x18); //     LONGLONG SequenceNumber
+    pub(super) const CLOCK_OR_LINK: Field<{ SEQUENCE_NUMBER.end() }, 8> = Field::at(0x20); //  ClockType:3+Frequency:61 | SlistEntry | NextBuffer
+    pub(super) const CLIENT_CONTEXT: Field<{ CLOCK_OR_LINK.end() }, 4> = Field::at(0x28); //   ETW_BUFFER_CONTEXT ClientContext
+    pub(super) const STATE: Field<{ CLIENT_CONTEXT.end() }, 4> = Field::at(0x2C); //           ETW_BUFFER_STATE State
+    pub(super) const OFFSET: Field<{ STATE.end() }, 4> = Field::at(0x30); //                   ULONG Offset
+    pub(super) const BUFFER_FLAG: Field<{ OFFSET.end() }, 2> = Field::at(0x34); //             USHORT BufferFlag
+    pub(super) const BUFFER_TYPE: Field<{ BUFFER_FLAG.end() }, 2> = Field::at(0x36); //        USHORT BufferType
+    pub(super) const REFERENCE_TIME: Field<{ BUFFER_TYPE.end() }, 16> = Field::at(0x38); //    Padding1[4] | ETW_REF_CLOCK ReferenceTime | GlobalEntry | Pointer0+Pointer1
 }
 
-const _: () = assert!(offset::REFERENCE_TIME.end() == WmiBufferHeader::LEN);
+const _: () = offset::REFERENCE_TIME.ends_at(WmiBufferHeader::LEN);
 
 open_flags! {
     /// `BufferFlag`, offset 0x34 of `WMI_BUFFER_HEADER`: the `ETW_BUFFER_FLAG_*` bits of ntwmi.h
@@ -172,7 +173,7 @@ impl WmiBufferHeader {
 
     /// Encodes the members into the first `LEN` bytes `write` covers, setting every one of
     /// them (`to_bytes` and `emit` are built on it).
-    pub(crate) fn write(&self, write: &mut Writer<'_>) {
+    pub(crate) fn write(&self, write: &mut Writer<'_, { Self::LEN }>) {
         write.u32(offset::BUFFER_SIZE, self.buffer_size);
         write.u32(offset::SAVED_OFFSET, self.saved_offset);
         write.u32(offset::CURRENT_OFFSET, self.current_offset);

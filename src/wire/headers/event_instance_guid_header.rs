@@ -9,21 +9,17 @@ use crate::wire::headers::event_trace_header::EventTraceHeader;
 use crate::wire::layout::Layout;
 
 /// Byte offsets of the members after the embedded `EVENT_TRACE_HEADER` (ntwmi.h).
+#[rustfmt::skip]
 pub(crate) mod offset {
     use super::Field;
 
-    pub(crate) const HEADER: Field<0x30> = Field::at(0x00); //            EVENT_TRACE_HEADER members
-    pub(crate) const INSTANCE_ID: Field<4> = Field::at(0x30); //          ULONG InstanceId
-    pub(crate) const PARENT_INSTANCE_ID: Field<4> = Field::at(0x34); //   ULONG ParentInstanceId
-    pub(crate) const PARENT_GUID: Field<16> = Field::at(0x38); //         GUID ParentGuid
-    /// All of it, as the first 0x48 bytes of `EVENT_TRACE`.
-    pub(crate) const WHOLE: Field<0x48> = Field::at(0x00);
+    pub(crate) const HEADER: Field<0, { super::EventTraceHeader::LEN }> = Field::at(0x00); //   EVENT_TRACE_HEADER members
+    pub(crate) const INSTANCE_ID: Field<{ HEADER.end() }, 4> = Field::at(0x30); //              ULONG InstanceId
+    pub(crate) const PARENT_INSTANCE_ID: Field<{ INSTANCE_ID.end() }, 4> = Field::at(0x34); //  ULONG ParentInstanceId
+    pub(crate) const PARENT_GUID: Field<{ PARENT_INSTANCE_ID.end() }, 16> = Field::at(0x38); // GUID ParentGuid
 }
 
-const _: () = assert!(offset::HEADER.end() == EventTraceHeader::LEN);
-const _: () = assert!(offset::HEADER.end() == offset::INSTANCE_ID.start());
-const _: () = assert!(offset::PARENT_GUID.end() == EventInstanceGuidHeader::LEN);
-const _: () = assert!(offset::WHOLE.end() == EventInstanceGuidHeader::LEN);
+const _: () = offset::PARENT_GUID.ends_at(EventInstanceGuidHeader::LEN);
 
 /// `EVENT_INSTANCE_GUID_HEADER` (ntwmi.h; not in the public SDK), 0x48 bytes on both bitnesses:
 /// what `TraceEventInstance` writes into trace buffers and .etl files.
@@ -68,10 +64,9 @@ impl EventInstanceGuidHeader {
         Self::read(&Reader::new(bytes))
     }
 
-    /// Decodes the members from the first 0x48 bytes `read` covers: this header alone, or the
-    /// start of an `EVENT_TRACE`. Reads in place, with no copy of the bytes.
+    /// Decodes the members from the bytes `read` covers, in place, with no copy of the bytes.
     #[inline]
-    pub(crate) fn read(read: &Reader<'_>) -> Self {
+    fn read(read: &Reader<'_, { Self::LEN }>) -> Self {
         Self {
             header: EventTraceHeader::read(read),
             instance_id: read.u32(offset::INSTANCE_ID),
@@ -80,9 +75,10 @@ impl EventInstanceGuidHeader {
         }
     }
 
-    /// Encodes the members into the first 0x48 bytes `write` covers (see [`Self::read`]).
+    /// Encodes the members into the bytes `write` covers, setting every one of them (`to_bytes`
+    /// and `emit` are built on it).
     #[inline]
-    pub(crate) fn write(&self, write: &mut Writer<'_>) {
+    pub(crate) fn write(&self, write: &mut Writer<'_, { Self::LEN }>) {
         self.header.write(write);
         write.u32(offset::INSTANCE_ID, self.instance_id);
         write.u32(offset::PARENT_INSTANCE_ID, self.parent_instance_id);

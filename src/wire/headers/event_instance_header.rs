@@ -8,18 +8,20 @@ use crate::wire::layout::Layout;
 use crate::wire::unions::TimesOrFlags;
 
 /// Byte offsets of the members after the part shared with `EVENT_TRACE_HEADER`.
+#[rustfmt::skip]
 mod offset {
     use super::Field;
 
-    pub(super) const REG_HANDLE: Field<8> = Field::at(0x18); //         ULONGLONG RegHandle
-    pub(super) const INSTANCE_ID: Field<4> = Field::at(0x20); //        ULONG InstanceId
-    pub(super) const PARENT_INSTANCE_ID: Field<4> = Field::at(0x24); // ULONG ParentInstanceId
-    pub(super) const PROCESSOR_TIME: Field<8> = Field::at(0x28); //     KernelTime+UserTime | ProcessorTime | EventId+Flags
-    pub(super) const PARENT_REG_HANDLE: Field<8> = Field::at(0x30); //  ULONGLONG ParentRegHandle
+    use super::common::TIME_STAMP;
+
+    pub(super) const REG_HANDLE: Field<{ TIME_STAMP.end() }, 8> = Field::at(0x18); //             ULONGLONG RegHandle
+    pub(super) const INSTANCE_ID: Field<{ REG_HANDLE.end() }, 4> = Field::at(0x20); //            ULONG InstanceId
+    pub(super) const PARENT_INSTANCE_ID: Field<{ INSTANCE_ID.end() }, 4> = Field::at(0x24); //    ULONG ParentInstanceId
+    pub(super) const PROCESSOR_TIME: Field<{ PARENT_INSTANCE_ID.end() }, 8> = Field::at(0x28); // KernelTime+UserTime | ProcessorTime | EventId+Flags
+    pub(super) const PARENT_REG_HANDLE: Field<{ PROCESSOR_TIME.end() }, 8> = Field::at(0x30); //  ULONGLONG ParentRegHandle
 }
 
-const _: () = assert!(common::TIME_STAMP.end() == offset::REG_HANDLE.start());
-const _: () = assert!(offset::PARENT_REG_HANDLE.end() == EventInstanceHeader::LEN);
+const _: () = offset::PARENT_REG_HANDLE.ends_at(EventInstanceHeader::LEN);
 
 /// `EVENT_INSTANCE_HEADER` (evntrace.h), 0x38 bytes, the same for 32- and 64-bit code.
 ///
@@ -105,7 +107,7 @@ impl EventInstanceHeader {
     /// Encodes the members into the first `LEN` bytes `write` covers, setting every one of
     /// them (`to_bytes` and `emit` are built on it).
     #[inline]
-    pub(crate) fn write(&self, write: &mut Writer<'_>) {
+    pub(crate) fn write(&self, write: &mut Writer<'_, { Self::LEN }>) {
         write.u16(common::SIZE, self.size);
         write.u8(common::HEADER_TYPE, self.header_type.0);
         write.u8(common::MARKER_FLAGS, self.marker_flags.0);

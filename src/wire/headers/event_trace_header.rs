@@ -10,29 +10,33 @@ use crate::wire::unions::{GuidOrPtr, TimesOrFlags};
 
 /// Byte offsets of the members, named after the SDK (evntrace.h), shared with the headers that
 /// begin the same way.
+#[rustfmt::skip]
 pub(crate) mod offset {
     use super::Field;
 
-    pub(crate) const SIZE: Field<2> = Field::at(0x00); //           USHORT Size
-    pub(crate) const HEADER_TYPE: Field<1> = Field::at(0x02); //    UCHAR  HeaderType
-    pub(crate) const MARKER_FLAGS: Field<1> = Field::at(0x03); //   UCHAR  MarkerFlags
-    pub(crate) const VERSION: Field<4> = Field::at(0x04); //        ULONG  Version | struct Class
-    pub(crate) const THREAD_ID: Field<4> = Field::at(0x08); //      ULONG  ThreadId
-    pub(crate) const PROCESS_ID: Field<4> = Field::at(0x0C); //     ULONG  ProcessId
-    pub(crate) const TIME_STAMP: Field<8> = Field::at(0x10); //     LARGE_INTEGER TimeStamp
-    pub(crate) const GUID: Field<16> = Field::at(0x18); //          GUID Guid | ULONGLONG GuidPtr
-    pub(crate) const PROCESSOR_TIME: Field<8> = Field::at(0x28); // KernelTime+UserTime | ProcessorTime | ClientContext+Flags
+    pub(crate) const SIZE: Field<0, 2> = Field::at(0x00); //                             USHORT Size
+    pub(crate) const HEADER_TYPE: Field<{ SIZE.end() }, 1> = Field::at(0x02); //         UCHAR  HeaderType
+    pub(crate) const MARKER_FLAGS: Field<{ HEADER_TYPE.end() }, 1> = Field::at(0x03); // UCHAR  MarkerFlags
+    pub(crate) const VERSION: Field<{ MARKER_FLAGS.end() }, 4> = Field::at(0x04); //     ULONG  Version | struct Class
+    pub(crate) const THREAD_ID: Field<{ VERSION.end() }, 4> = Field::at(0x08); //        ULONG  ThreadId
+    pub(crate) const PROCESS_ID: Field<{ THREAD_ID.end() }, 4> = Field::at(0x0C); //     ULONG  ProcessId
+    pub(crate) const TIME_STAMP: Field<{ PROCESS_ID.end() }, 8> = Field::at(0x10); //    LARGE_INTEGER TimeStamp
+    pub(crate) const GUID: Field<{ TIME_STAMP.end() }, 16> = Field::at(0x18); //         GUID Guid | ULONGLONG GuidPtr
+    pub(crate) const PROCESSOR_TIME: Field<{ GUID.end() }, 8> = Field::at(0x28); //      KernelTime+UserTime | ProcessorTime | ClientContext+Flags
 
     /// What `parse` checks, here and in the headers that begin with an `EVENT_TRACE_HEADER`.
-    pub(crate) const CHECKED: crate::wire::field::CheckedFields =
-        crate::wire::field::CheckedFields {
-            size: SIZE,
-            header_type: HEADER_TYPE,
-            marker_flags: MARKER_FLAGS,
-        };
+    pub(crate) const CHECKED: crate::wire::field::CheckedFields<
+        { SIZE.start() },
+        { HEADER_TYPE.start() },
+        { MARKER_FLAGS.start() },
+    > = crate::wire::field::CheckedFields {
+        size: SIZE,
+        header_type: HEADER_TYPE,
+        marker_flags: MARKER_FLAGS,
+    };
 }
 
-const _: () = assert!(offset::PROCESSOR_TIME.end() == EventTraceHeader::LEN);
+const _: () = offset::PROCESSOR_TIME.ends_at(EventTraceHeader::LEN);
 
 /// `EVENT_TRACE_HEADER` (evntrace.h), 0x30 bytes, the same for 32- and 64-bit code.
 ///
@@ -93,7 +97,7 @@ impl EventTraceHeader {
     /// Decodes the members from the first 0x30 bytes `read` covers: this header alone, or the
     /// start of a struct that embeds it. Reads in place, with no copy of the bytes.
     #[inline]
-    pub(crate) fn read(read: &Reader<'_>) -> Self {
+    pub(crate) fn read<const LEN: usize>(read: &Reader<'_, LEN>) -> Self {
         Self {
             size: read.u16(offset::SIZE),
             header_type: HeaderType(read.u8(offset::HEADER_TYPE)),
@@ -109,7 +113,7 @@ impl EventTraceHeader {
 
     /// Encodes the members into the first 0x30 bytes `write` covers (see [`Self::read`]).
     #[inline]
-    pub(crate) fn write(&self, write: &mut Writer<'_>) {
+    pub(crate) fn write<const LEN: usize>(&self, write: &mut Writer<'_, LEN>) {
         write.u16(offset::SIZE, self.size);
         write.u8(offset::HEADER_TYPE, self.header_type.0);
         write.u8(offset::MARKER_FLAGS, self.marker_flags.0);
@@ -154,6 +158,19 @@ impl EventTraceHeader {
 }
 
 field::fixed_layout_entry_points!(EventTraceHeader, emit);
+
+/// An `EVENT_TRACE_HEADER` as the first member of a larger struct.
+impl field::Member<{ EventTraceHeader::LEN }> for EventTraceHeader {
+    #[inline]
+    fn decode(bytes: [u8; Self::LEN]) -> Self {
+        Self::from_bytes(&bytes)
+    }
+
+    #[inline]
+    fn encode(&self) -> [u8; Self::LEN] {
+        self.to_bytes()
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -14,34 +14,34 @@ use crate::wire::layout::Layout;
 /// `Group` u8 @7, `ThreadId` @8, `ProcessId` @0xC, `TimeDelta` u64 @0x10, `ProcessorTime` u64
 /// @0x18); and the C definition in `tools/abi-vectors/generate.py`, whose offsets gcc checks for
 /// i686 and x86_64.
+#[rustfmt::skip]
 mod offset {
     use super::Field;
 
-    pub(super) const VERSION: Field<2> = Field::at(0x00); //      Marker: USHORT Version
-    pub(super) const HEADER_TYPE: Field<1> = Field::at(0x02); //  Marker: UCHAR HeaderType
-    pub(super) const FLAGS: Field<1> = Field::at(0x03); //        Marker: UCHAR Flags
-    pub(super) const SIZE: Field<2> = Field::at(0x04); //         Packet: USHORT Size
-    pub(super) const HOOK_ID: Field<2> = Field::at(0x06); //      Packet: USHORT HookId | UCHAR Type, Group
-    pub(super) const THREAD_ID: Field<4> = Field::at(0x08); //    ULONG ThreadId
-    pub(super) const PROCESS_ID: Field<4> = Field::at(0x0C); //   ULONG ProcessId
-    pub(super) const SYSTEM_TIME: Field<8> = Field::at(0x10); //  LARGE_INTEGER SystemTime
-    pub(super) const KERNEL_TIME: Field<4> = Field::at(0x18); //  ULONG KernelTime
-    pub(super) const USER_TIME: Field<4> = Field::at(0x1C); //    ULONG UserTime
+    pub(super) const VERSION: Field<0, 2> = Field::at(0x00); //                         Marker: USHORT Version
+    pub(super) const HEADER_TYPE: Field<{ VERSION.end() }, 1> = Field::at(0x02); //     Marker: UCHAR HeaderType
+    pub(super) const FLAGS: Field<{ HEADER_TYPE.end() }, 1> = Field::at(0x03); //       Marker: UCHAR Flags
+    pub(super) const SIZE: Field<{ FLAGS.end() }, 2> = Field::at(0x04); //              Packet: USHORT Size
+    pub(super) const HOOK_ID: Field<{ SIZE.end() }, 2> = Field::at(0x06); //            Packet: USHORT HookId | UCHAR Type, Group
+    pub(super) const THREAD_ID: Field<{ HOOK_ID.end() }, 4> = Field::at(0x08); //       ULONG ThreadId
+    pub(super) const PROCESS_ID: Field<{ THREAD_ID.end() }, 4> = Field::at(0x0C); //    ULONG ProcessId
+    pub(super) const SYSTEM_TIME: Field<{ PROCESS_ID.end() }, 8> = Field::at(0x10); //  LARGE_INTEGER SystemTime
+    pub(super) const KERNEL_TIME: Field<{ SYSTEM_TIME.end() }, 4> = Field::at(0x18); // ULONG KernelTime
+    pub(super) const USER_TIME: Field<{ KERNEL_TIME.end() }, 4> = Field::at(0x1C); //   ULONG UserTime
 
     /// What `parse` checks.
-    pub(super) const CHECKED: crate::wire::field::CheckedFields =
-        crate::wire::field::CheckedFields {
-            size: SIZE,
-            header_type: HEADER_TYPE,
-            marker_flags: FLAGS,
-        };
+    pub(super) const CHECKED: crate::wire::field::CheckedFields<
+        { SIZE.start() },
+        { HEADER_TYPE.start() },
+        { FLAGS.start() },
+    > = crate::wire::field::CheckedFields {
+        size: SIZE,
+        header_type: HEADER_TYPE,
+        marker_flags: FLAGS,
+    };
 }
 
-const _: () = assert!(offset::VERSION.end() == offset::HEADER_TYPE.start());
-const _: () = assert!(offset::FLAGS.end() == offset::SIZE.start());
-const _: () = assert!(offset::HOOK_ID.end() == offset::THREAD_ID.start());
-const _: () = assert!(offset::SYSTEM_TIME.end() == offset::KERNEL_TIME.start());
-const _: () = assert!(offset::USER_TIME.end() == SystemTraceHeader::LEN);
+const _: () = offset::USER_TIME.ends_at(SystemTraceHeader::LEN);
 
 /// `SYSTEM_TRACE_HEADER` (ntwmi.h; not in the public SDK), 0x20 bytes on both bitnesses: a
 /// "version first" header, whose `Size` sits at offset 4.
@@ -120,7 +120,7 @@ impl SystemTraceHeader {
 
     /// Encodes the members into the first `LEN` bytes `write` covers, setting every one of
     /// them (`to_bytes` and `emit` are built on it).
-    pub(crate) fn write(&self, write: &mut Writer<'_>) {
+    pub(crate) fn write(&self, write: &mut Writer<'_, { Self::LEN }>) {
         write.u16(offset::VERSION, self.version);
         write.u8(offset::HEADER_TYPE, self.header_type.0);
         write.u8(offset::FLAGS, self.flags.0);

@@ -4,15 +4,16 @@ use crate::wire::field::{self, Field, Reader, Writer};
 use crate::wire::layout::Layout;
 
 /// Byte offsets of the members (evntrace.h); the same on both bitnesses.
+#[rustfmt::skip]
 mod offset {
     use super::Field;
 
-    pub(super) const DATA_PTR: Field<8> = Field::at(0x00); //  ULONG64 DataPtr
-    pub(super) const LENGTH: Field<4> = Field::at(0x08); //    ULONG Length
-    pub(super) const DATA_TYPE: Field<4> = Field::at(0x0C); // ULONG DataType
+    pub(super) const DATA_PTR: Field<0, 8> = Field::at(0x00); //                 ULONG64 DataPtr
+    pub(super) const LENGTH: Field<{ DATA_PTR.end() }, 4> = Field::at(0x08); //  ULONG Length
+    pub(super) const DATA_TYPE: Field<{ LENGTH.end() }, 4> = Field::at(0x0C); // ULONG DataType
 }
 
-const _: () = assert!(offset::DATA_TYPE.end() == MofField::LEN);
+const _: () = offset::DATA_TYPE.ends_at(MofField::LEN);
 
 /// `MOF_FIELD` (evntrace.h), 16 bytes on both bitnesses.
 ///
@@ -53,7 +54,7 @@ impl MofField {
 
     /// Encodes the members into the first `LEN` bytes `write` covers, setting every one of
     /// them (`to_bytes` and `emit` are built on it).
-    pub(crate) fn write(&self, write: &mut Writer<'_>) {
+    pub(crate) fn write(&self, write: &mut Writer<'_, { Self::LEN }>) {
         write.u64(offset::DATA_PTR, self.data_ptr);
         write.u32(offset::LENGTH, self.length);
         write.u32(offset::DATA_TYPE, self.data_type);
