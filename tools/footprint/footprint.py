@@ -77,7 +77,8 @@ BASELINE = "empty"
 # budget when the code shrinks; raise one only on purpose, saying why. Static RAM has no budget:
 # it is reported, with the .data part of it that costs flash too.
 CASES = [
-    # (a) meets its targets: 538 bytes, stack 200. The only mem* function in it is
+    # (a) meets its targets: 542 bytes, stack 200 (538 before the offset tables tiled by
+    # construction, whose error path LLVM lays out 4 bytes longer). The only mem* function in it is
     # `__aeabi_memclr4` (174 bytes), which the harness calls to zero its 72-byte output array
     # (safe Rust must initialise it, and opt-level z inlines no fill that long); `parse` and
     # `emit` themselves call none.

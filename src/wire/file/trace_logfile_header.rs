@@ -239,11 +239,16 @@ field::pointer_width_pair! {
     /// ```
     pub enum TraceLogfileHeader {
         /// `TRACE_LOGFILE_HEADER` (evntrace.h) as a 32-bit logger writes it: 0x110 bytes,
-        /// `LoggerName` and `LogFileName` 4-byte pointers.
+        /// `LoggerName` and `LogFileName` 4-byte pointers. In an .etl file it is the data of
+        /// the first buffer's first event (a `SYSTEM32` header with `HookId` 0), followed by
+        /// the two names as NUL-terminated UTF-16 ([`LogfileNames`]); the pointers do not point
+        /// at them.
         Bits32(TraceLogfileHeader32) = TraceLogfileHeader32, 0x110;
         /// `TRACE_LOGFILE_HEADER` (evntrace.h) as a 64-bit logger writes it: 0x118 bytes,
         /// `LoggerName` and `LogFileName` 8-byte pointers, so everything after them 8 bytes later
-        /// than in [`TraceLogfileHeader32`].
+        /// than in [`TraceLogfileHeader32`]. In an .etl file it is the data of the first
+        /// buffer's first event (a `SYSTEM64` header with `HookId` 0), followed by the two names
+        /// as NUL-terminated UTF-16 ([`LogfileNames`]); the pointers do not point at them.
         Bits64(TraceLogfileHeader64) = TraceLogfileHeader64, 0x118;
     }
     members {

@@ -99,10 +99,10 @@ open_code! {
 /// | 0x10 | 8 | `TimeStamp` | [`timestamp`](Self::timestamp) |
 /// | 0x18 | 8 | `SequenceNumber` | [`sequence_number`](Self::sequence_number) |
 /// | 0x20 | 8 | `ClockType`+`Frequency` \| `SlistEntry` \| `NextBuffer` | [`clock_or_link`](Self::clock_or_link) |
-/// | 0x28 | 4 | `ClientContext` | [`client_context`](Self::client_context) |
+/// | 0x28 | 4 | `ClientContext` (`ETW_BUFFER_CONTEXT`) | [`client_context`](Self::client_context) |
 /// | 0x2C | 4 | `State` | [`state`](Self::state) |
 /// | 0x30 | 4 | `Offset` | [`offset`](Self::offset) |
-/// | 0x34 | 2 | `BufferFlag` | [`buffer_flag`](Self::buffer_flag) |
+/// | 0x34 | 2 | `BufferFlag` (0x40: the events are compressed) | [`buffer_flag`](Self::buffer_flag) |
 /// | 0x36 | 2 | `BufferType` | [`buffer_type`](Self::buffer_type) |
 /// | 0x38 | 16 | `Padding1` \| `ReferenceTime` \| `GlobalEntry` \| `Pointer0`+`Pointer1` | [`reference_time`](Self::reference_time) |
 ///

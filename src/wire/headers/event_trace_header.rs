@@ -63,7 +63,7 @@ pub struct EventTraceHeader {
     /// `Size`: "Total number of bytes of the event. Size includes the size of the header
     /// structure, plus the size of any event-specific data appended to the header."
     pub size: u16,
-    /// `HeaderType`: `FULL_HEADER32` or `FULL_HEADER64` in a trace buffer.
+    /// `HeaderType`: `FULL_HEADER32` (0x0A) or `FULL_HEADER64` (0x14) in a trace buffer.
     pub header_type: HeaderType,
     /// `MarkerFlags`: 0xC0 in a trace buffer.
     pub marker_flags: MarkerFlags,

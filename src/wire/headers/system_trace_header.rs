@@ -70,7 +70,8 @@ pub struct SystemTraceHeader {
     /// `Version`, the low 16 bits of the `Marker`: 2 in the logfile header event of current
     /// Windows, 1 before Windows Vista (Chappell).
     pub version: u16,
-    /// `HeaderType`: `SYSTEM32` or `SYSTEM64` in a trace buffer, the pointer width of the logger.
+    /// `HeaderType`: `SYSTEM32` (0x01) or `SYSTEM64` (0x02) in a trace buffer, the pointer width
+    /// of the logger.
     pub header_type: HeaderType,
     /// `Flags`, the marker's high byte: 0xC0 in a trace buffer.
     pub flags: MarkerFlags,
