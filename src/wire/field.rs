@@ -731,9 +731,11 @@ macro_rules! pointer_width_pair {
             $($(#[$doc])* pub $name: $type,)*
         }
 
+        const _: () = assert!($struct::LEN == $len, "the length the layout table documents");
+
         impl $struct {
             #[doc = concat!("Bytes in this layout: ", stringify!($len), ".")]
-            pub const LEN: usize = $len;
+            pub const LEN: usize = $crate::wire::layout::Layout::$layout.byte_len();
             /// The layout this type encodes.
             pub const LAYOUT: $crate::wire::layout::Layout = $crate::wire::layout::Layout::$layout;
 

@@ -114,35 +114,15 @@ impl Layout {
     /// The struct's length in bytes.
     pub const fn byte_len(self) -> usize {
         match self {
-            Self::EventTraceHeader => {
-                crate::wire::headers::event_trace_header::EventTraceHeader::LEN
-            }
-            Self::EventInstanceHeader => {
-                crate::wire::headers::event_instance_header::EventInstanceHeader::LEN
-            }
-            Self::EventInstanceGuidHeader => {
-                crate::wire::headers::event_instance_guid_header::EventInstanceGuidHeader::LEN
-            }
-            Self::EventTrace32 | Self::EventTrace64 => {
-                crate::wire::records::event_trace::EventTrace::LEN
-            }
-            Self::EventInstanceInfo32 => {
-                crate::wire::records::event_instance_info::EventInstanceInfo32::LEN
-            }
-            Self::EventInstanceInfo64 => {
-                crate::wire::records::event_instance_info::EventInstanceInfo64::LEN
-            }
-            Self::MofField => crate::wire::records::mof_field::MofField::LEN,
-            Self::WmiBufferHeader => crate::wire::file::wmi_buffer_header::WmiBufferHeader::LEN,
-            Self::SystemTraceHeader => {
-                crate::wire::headers::system_trace_header::SystemTraceHeader::LEN
-            }
-            Self::TraceLogfileHeader32 => {
-                crate::wire::file::trace_logfile_header::TraceLogfileHeader32::LEN
-            }
-            Self::TraceLogfileHeader64 => {
-                crate::wire::file::trace_logfile_header::TraceLogfileHeader64::LEN
-            }
+            Self::EventTraceHeader => 0x30,
+            Self::EventInstanceHeader => 0x38,
+            Self::EventInstanceGuidHeader | Self::WmiBufferHeader => 0x48,
+            Self::EventTrace32 | Self::EventTrace64 => 0x58,
+            Self::EventInstanceInfo32 => 8,
+            Self::EventInstanceInfo64 | Self::MofField => 16,
+            Self::SystemTraceHeader => 0x20,
+            Self::TraceLogfileHeader32 => 0x110,
+            Self::TraceLogfileHeader64 => 0x118,
         }
     }
 

@@ -147,7 +147,7 @@ pub struct WmiBufferHeader {
 
 impl WmiBufferHeader {
     /// Bytes in a `WMI_BUFFER_HEADER`.
-    pub const LEN: usize = 0x48;
+    pub const LEN: usize = Layout::WmiBufferHeader.byte_len();
     /// The layout this type encodes.
     pub const LAYOUT: Layout = Layout::WmiBufferHeader;
 

@@ -54,7 +54,7 @@ pub struct EventInstanceGuidHeader {
 
 impl EventInstanceGuidHeader {
     /// Bytes in an `EVENT_INSTANCE_GUID_HEADER`.
-    pub const LEN: usize = 0x48;
+    pub const LEN: usize = Layout::EventInstanceGuidHeader.byte_len();
     /// The layout this type encodes.
     pub const LAYOUT: Layout = Layout::EventInstanceGuidHeader;
 

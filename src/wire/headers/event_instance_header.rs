@@ -80,7 +80,7 @@ pub struct EventInstanceHeader {
 
 impl EventInstanceHeader {
     /// Bytes in an `EVENT_INSTANCE_HEADER`.
-    pub const LEN: usize = 0x38;
+    pub const LEN: usize = Layout::EventInstanceHeader.byte_len();
     /// The layout this type encodes.
     pub const LAYOUT: Layout = Layout::EventInstanceHeader;
 

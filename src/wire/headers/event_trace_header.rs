@@ -84,7 +84,7 @@ pub struct EventTraceHeader {
 
 impl EventTraceHeader {
     /// Bytes in an `EVENT_TRACE_HEADER`.
-    pub const LEN: usize = 0x30;
+    pub const LEN: usize = Layout::EventTraceHeader.byte_len();
     /// The layout this type encodes.
     pub const LAYOUT: Layout = Layout::EventTraceHeader;
 

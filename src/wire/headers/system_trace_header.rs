@@ -94,7 +94,7 @@ pub struct SystemTraceHeader {
 
 impl SystemTraceHeader {
     /// Bytes in a `SYSTEM_TRACE_HEADER`.
-    pub const LEN: usize = 0x20;
+    pub const LEN: usize = Layout::SystemTraceHeader.byte_len();
     /// The layout this type encodes.
     pub const LAYOUT: Layout = Layout::SystemTraceHeader;
     /// `WMI_LOG_TYPE_HEADER` (0x0000): the hook id of the event whose data is the

@@ -5,7 +5,7 @@ use crate::wire::field;
 use crate::wire::guid::Guid;
 use crate::wire::headers::event_instance_guid_header::EventInstanceGuidHeader;
 use crate::wire::headers::event_trace_header::EventTraceHeader;
-use crate::wire::layout::Bitness;
+use crate::wire::layout::{Bitness, Layout};
 use crate::wire::records::buffer_context::BufferContext;
 
 field::pointer_width_pair! {
@@ -70,7 +70,7 @@ field::pointer_width_pair! {
 
 impl EventTrace {
     /// Bytes in an `EVENT_TRACE`, in either layout.
-    pub const LEN: usize = 0x58;
+    pub const LEN: usize = Layout::EventTrace64.byte_len();
 
     /// An `EVENT_TRACE` of the given bitness built from its parts, with zero padding.
     ///

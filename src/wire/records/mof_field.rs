@@ -38,7 +38,7 @@ pub struct MofField {
 
 impl MofField {
     /// Bytes in a `MOF_FIELD`.
-    pub const LEN: usize = 16;
+    pub const LEN: usize = Layout::MofField.byte_len();
     /// The layout this type encodes.
     pub const LAYOUT: Layout = Layout::MofField;
 
