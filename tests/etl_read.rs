@@ -295,10 +295,54 @@ fn corrupt_compressed_buffers_are_refused() {
             ..
         })
     ));
-    // A stream cut short decompresses to less than Offset says, or fails.
+    // A stream cut short decompresses to less than Offset says, or fails; either way the error
+    // names the buffer, and a decompression error is its source.
     let mut cut = buffer;
     cut.bytes = &buffer.bytes[..buffer.bytes.len() / 2];
-    assert!(cut.trace_buffer(&mut scratch).is_err());
+    let error = cut.trace_buffer(&mut scratch).unwrap_err();
+    assert_eq!(error.buffer, Some(buffer.position()));
+    let text = error.to_string();
+    let prefix = format!(
+        "buffer 1 at file offset {:#x}: compressed events: ",
+        buffer.file_offset
+    );
+    assert!(text.starts_with(&prefix), "{text}");
+    let expected_len = buffer.header.offset as usize - 0x48;
+    match error.kind {
+        ReadErrorKind::Decompress(lz77) => {
+            let source = std::error::Error::source(&error).expect("the LZ77 error under it");
+            assert_eq!(source.to_string(), lz77.to_string());
+            assert!(text.ends_with(&lz77.to_string()), "{text}");
+        }
+        ReadErrorKind::DecompressedLengthMismatch { expected, found } => {
+            assert_eq!(expected, expected_len);
+            assert!(found < expected);
+            assert!(std::error::Error::source(&error).is_none());
+            assert!(
+                text.ends_with(&format!(
+                    "decompressed data ends at byte {found}, {expected} expected (the buffer's \
+                     Offset - 0x48)"
+                )),
+                "{text}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    // A corrupt Offset is reported as that, before anything is decompressed.
+    let mut header_bytes = buffer.bytes.to_vec();
+    header_bytes[0x30..0x34].copy_from_slice(&0x40u32.to_le_bytes());
+    let corrupt =
+        etw_classic::read::EtlBuffer::parse(&header_bytes, 1, buffer.file_offset).unwrap();
+    let error = corrupt.trace_buffer(&mut scratch).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "buffer 1 at file offset {:#x}: WMI_BUFFER_HEADER.Offset: expected between 0x48 and \
+             {:#x}, found 0x40",
+            buffer.file_offset,
+            0x48 + scratch.len()
+        )
+    );
     // The intact buffer still reads.
     assert!(buffer.trace_buffer(&mut scratch).is_ok());
 }
