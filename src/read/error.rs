@@ -185,6 +185,17 @@ pub enum ReadErrorKind {
         /// Bytes left from the event's start.
         available: usize,
     },
+    /// An event given to [`TraceBuffer::deliver`](crate::read::TraceBuffer::deliver) whose data
+    /// an `EVENT_TRACE` cannot describe: the data's offset from the start of the buffer does not
+    /// fit the 64-bit `MofData`, or its length the 32-bit `MofLength`. No event of a walk is one
+    /// (its offset lies within the buffer and its data is below 64 KiB): only an
+    /// [`Event`](crate::read::Event) built by hand can be.
+    EventDataOutOfRange {
+        /// The event's offset, from the start of the events' bytes.
+        offset: usize,
+        /// The length of its data.
+        data_len: usize,
+    },
     /// A classic event's header could not be delivered as an `EVENT_TRACE`.
     Event {
         /// Where the event starts, from the start of the events' bytes.
@@ -290,6 +301,11 @@ impl core::fmt::Display for ReadErrorKind {
                 f,
                 "{header_type:?} event at offset {offset:#x}: expected a Size of at most the \
                  {available} bytes left, found {size}"
+            ),
+            Self::EventDataOutOfRange { offset, data_len } => write!(
+                f,
+                "event at offset {offset:#x}: expected data whose offset in the buffer fits a \
+                 64-bit MofData and whose length fits a 32-bit MofLength, found {data_len} bytes"
             ),
             Self::Event { offset, error } => write!(f, "event at offset {offset:#x}: {error}"),
         }

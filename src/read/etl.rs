@@ -6,6 +6,7 @@ use core::iter::FusedIterator;
 
 use crate::read::error::{BufferPosition, ReadError, ReadErrorKind};
 use crate::read::trace_buffer::TraceBuffer;
+use crate::wire::error::CodecError;
 use crate::wire::file::trace_logfile_header::{LogfileNames, TraceLogfileHeader};
 use crate::wire::file::wmi_buffer_header::WmiBufferHeader;
 use crate::wire::headers::system_trace_header::SystemTraceHeader;
@@ -45,6 +46,8 @@ pub const MAX_BUFFER_SIZE: usize = 16 << 20;
 #[non_exhaustive]
 pub struct EtlFile<'a> {
     bytes: &'a [u8],
+    /// The logfile header's `BufferSize`, as checked by [`parse`](Self::parse).
+    buffer_size: usize,
     /// The first buffer's header.
     pub first_buffer: WmiBufferHeader,
     /// The logfile header event's `SYSTEM_TRACE_HEADER`.
@@ -76,32 +79,29 @@ impl<'a> EtlFile<'a> {
             file_offset: 0,
         };
         let at_first = |kind: ReadErrorKind| ReadError::new(Some(position), kind);
-        let first = EtlBuffers::new(bytes).next().unwrap_or(Err(at_first(
-            ReadErrorKind::BufferHeaderTruncated {
-                needed: WmiBufferHeader::LEN,
-                available: 0,
-            },
-        )))?;
+        let first = read_buffer(bytes, 0, 0)?;
         let events = TraceBuffer::parse(first.bytes).map_err(|error| error.in_buffer(position))?;
-        let event = events
-            .in_buffer(position)
-            .events()
-            .next()
-            .unwrap_or(Err(at_first(ReadErrorKind::MissingLogfileHeader)))?;
+        let Some(event) = events.in_buffer(position).events().next() else {
+            return Err(at_first(ReadErrorKind::MissingLogfileHeader));
+        };
         let (system_header, logfile_header, names, _) =
-            TraceLogfileHeader::parse_event(event.bytes)
+            TraceLogfileHeader::parse_event(event?.bytes)
                 .map_err(|error| at_first(ReadErrorKind::Codec(error)))?;
-        let buffer_size = logfile_header.buffer_size();
-        let claimed = usize::try_from(buffer_size).unwrap_or(usize::MAX);
-        if !(WmiBufferHeader::LEN..=MAX_BUFFER_SIZE).contains(&claimed) {
+        let claimed = logfile_header.buffer_size();
+        // A `BufferSize` that does not fit a `usize` (on a 16-bit target) is out of range too.
+        let Some(buffer_size) = usize::try_from(claimed)
+            .ok()
+            .filter(|size| (WmiBufferHeader::LEN..=MAX_BUFFER_SIZE).contains(size))
+        else {
             return Err(at_first(ReadErrorKind::LogfileBufferSizeOutOfRange {
-                buffer_size,
+                buffer_size: claimed,
                 min: WmiBufferHeader::LEN,
                 max: MAX_BUFFER_SIZE,
             }));
-        }
+        };
         Ok(Self {
             bytes,
+            buffer_size,
             first_buffer: first.header,
             system_header,
             logfile_header,
@@ -115,10 +115,12 @@ impl<'a> EtlFile<'a> {
         self.logfile_header.bitness()
     }
 
-    /// The logfile header's `BufferSize`: no buffer of the file decompresses to more (checked
-    /// by [`EtlBuffer::trace_buffer`]), so scratch space of this size always does.
-    pub fn buffer_size(&self) -> usize {
-        usize::try_from(self.logfile_header.buffer_size()).unwrap_or(usize::MAX)
+    /// The logfile header's `BufferSize`, as [`parse`](Self::parse) read and checked it (a
+    /// later change to [`logfile_header`](Self::logfile_header) does not change it): no buffer
+    /// of the file decompresses to more (checked by [`EtlBuffer::trace_buffer`]), so scratch
+    /// space of this size always does.
+    pub const fn buffer_size(&self) -> usize {
+        self.buffer_size
     }
 
     /// Every buffer of the file, the first one included, in file order.
@@ -148,11 +150,6 @@ impl<'a> EtlBuffers<'a> {
             next: Some(0),
             index: 0,
         }
-    }
-
-    fn read(&self, file_offset: usize) -> Result<EtlBuffer<'a>, ReadError> {
-        let rest = self.bytes.get(file_offset..).unwrap_or_default();
-        read_buffer(rest, self.index, file_offset)
     }
 }
 
@@ -188,13 +185,21 @@ impl<'a> Iterator for EtlBuffers<'a> {
 
     fn next(&mut self) -> Option<Self::Item> {
         let file_offset = self.next.take()?;
-        if file_offset >= self.bytes.len() {
-            return None;
-        }
-        let item = self.read(file_offset);
+        // The walk ends where the file does.
+        let rest = self
+            .bytes
+            .get(file_offset..)
+            .filter(|rest| !rest.is_empty())?;
+        let item = read_buffer(rest, self.index, file_offset);
         if let Ok(buffer) = &item {
-            self.next = file_offset.checked_add(buffer.bytes.len());
-            self.index = self.index.saturating_add(1);
+            #[allow(clippy::arithmetic_side_effects)]
+            {
+                // `buffer.bytes` is the start of `rest`: the sum is at most `self.bytes.len()`.
+                self.next = Some(file_offset + buffer.bytes.len());
+                // At most `self.bytes.len() / 0x48`: each buffer read takes at least 0x48 bytes
+                // of the file.
+                self.index += 1;
+            }
         }
         Some(item)
     }
@@ -268,17 +273,27 @@ impl<'a> EtlBuffer<'a> {
                 .map(|buffer| buffer.in_buffer(position))
                 .map_err(|error| error.in_buffer(position));
         }
+        // A slice holds at most `isize::MAX` bytes, so the sum fits a `usize`.
+        #[allow(clippy::arithmetic_side_effects)]
+        let max = WmiBufferHeader::LEN + scratch.len();
         let out_of_range = at(ReadErrorKind::BufferOffsetOutOfRange {
             offset: self.header.offset,
             min: WmiBufferHeader::LEN,
-            max: WmiBufferHeader::LEN.saturating_add(scratch.len()),
+            max,
         });
         let expected = usize::try_from(self.header.offset)
             .ok()
             .and_then(|offset| offset.checked_sub(WmiBufferHeader::LEN))
             .ok_or(out_of_range)?;
         let output = scratch.get_mut(..expected).ok_or(out_of_range)?;
-        let compressed = self.bytes.get(WmiBufferHeader::LEN..).unwrap_or_default();
+        // `bytes` is a public field: one shorter than a buffer header has no compressed stream.
+        let Some((_, compressed)) = self.bytes.split_at_checked(WmiBufferHeader::LEN) else {
+            return Err(at(ReadErrorKind::Codec(CodecError::Truncated {
+                layout: WmiBufferHeader::LAYOUT,
+                needed: WmiBufferHeader::LEN,
+                found: self.bytes.len(),
+            })));
+        };
         let written = crate::read::plain_lz77::decompress(compressed, output)
             .map_err(|error| at(ReadErrorKind::Decompress(error)))?;
         let output: &'b [u8] = output;
@@ -289,5 +304,50 @@ impl<'a> EtlBuffer<'a> {
             }));
         }
         Ok(TraceBuffer::from_parts(self.header, output).in_buffer(position))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::file::wmi_buffer_header::BufferFlags;
+
+    #[test]
+    fn a_hand_built_compressed_buffer_shorter_than_its_header_is_an_error() {
+        let header = WmiBufferHeader {
+            buffer_flag: BufferFlags::COMPRESSED,
+            offset: 0x48,
+            ..WmiBufferHeader::default()
+        };
+        let bytes = header.to_bytes();
+        let mut scratch = [0u8; 64];
+        let whole = EtlBuffer {
+            index: 3,
+            file_offset: 0x3000,
+            header,
+            bytes: &bytes,
+        };
+        // A stream of no bytes decompresses to the 0 bytes `Offset` 0x48 says.
+        let events = whole.trace_buffer(&mut scratch).unwrap();
+        assert_eq!(events.event_bytes().len(), 0);
+
+        let short = EtlBuffer {
+            bytes: &bytes[..0x40],
+            ..whole
+        };
+        assert_eq!(
+            short.trace_buffer(&mut scratch).unwrap_err(),
+            ReadError::new(
+                Some(BufferPosition {
+                    index: 3,
+                    file_offset: 0x3000
+                }),
+                ReadErrorKind::Codec(CodecError::Truncated {
+                    layout: WmiBufferHeader::LAYOUT,
+                    needed: 0x48,
+                    found: 0x40
+                })
+            )
+        );
     }
 }

@@ -15,6 +15,9 @@ const END_OF_EVENTS: u32 = 0xFFFF_FFFF;
 /// Where `Size` sits in a version-first header (`SYSTEM`, `COMPACT`, `PERFINFO`).
 const VERSION_FIRST_SIZE_AT: usize = 4;
 
+/// The bytes a version-first header needs for its `Size` to be read: up to the end of `Size`.
+const VERSION_FIRST_SIZE_END: usize = VERSION_FIRST_SIZE_AT + 2;
+
 /// The smallest `Size` any event may have: the four marker bytes. A smaller `Size` (0 in
 /// particular) could never advance a walk.
 const MIN_EVENT_SIZE: usize = 4;
@@ -112,17 +115,17 @@ impl<'a> Iterator for Events<'a> {
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         let offset = self.next.take()?;
-        let item = read_event(self.bytes.get(offset..)?, offset)?;
+        let rest = self.bytes.get(offset..)?;
+        let item = read_event(rest, offset)?;
         if let Ok(event) = &item {
-            self.next = usize::from(event.size)
-                .checked_next_multiple_of(DEFAULT_TRACE_ALIGNMENT)
-                .and_then(|step| offset.checked_add(step));
+            // The event's `size` bytes lie within `bytes` from `offset`, and rounding up to the
+            // alignment adds at most 7: the sum stays below `isize::MAX + 8`.
+            #[allow(clippy::arithmetic_side_effects)]
+            let next = offset + usize::from(event.size).next_multiple_of(DEFAULT_TRACE_ALIGNMENT);
+            self.next = Some(next);
             // A load nothing waits for, so that the bytes are in the cache before the walk
-            // reaches them (see READ_AHEAD).
-            if let Some(byte) = offset
-                .checked_add(READ_AHEAD)
-                .and_then(|ahead| self.bytes.get(ahead))
-            {
+            // reaches them (see READ_AHEAD); none within READ_AHEAD of the end.
+            if let Some(byte) = rest.get(READ_AHEAD) {
                 core::hint::black_box(*byte);
             }
         }
@@ -181,14 +184,15 @@ fn recognise(
             .ok_or(ReadErrorKind::EventHeaderTruncated {
                 offset,
                 header_type,
-                needed: VERSION_FIRST_SIZE_AT.saturating_add(2),
+                needed: VERSION_FIRST_SIZE_END,
                 available: rest.len(),
             })?,
     };
-    let min_size = header_type
-        .fixed_len()
-        .unwrap_or_default()
-        .max(MIN_EVENT_SIZE);
+    let min_size = match header_type.fixed_len() {
+        Some(fixed_len) => fixed_len.max(MIN_EVENT_SIZE),
+        // A type with a `Size` but no fixed header (`ERROR`): the marker bytes are all it needs.
+        None => MIN_EVENT_SIZE,
+    };
     if usize::from(size) < min_size {
         return Err(ReadErrorKind::EventSizeBelowHeader {
             offset,

@@ -47,9 +47,10 @@ pub struct InstanceNode {
     pub key: InstanceKey,
     /// Its parent, as its first event that names one says.
     pub parent: Option<InstanceKey>,
-    /// How many of the events added belong to it.
+    /// How many of the events added belong to it (the count stops at `u32::MAX`).
     pub events: u32,
-    /// How many of its events named a different parent than [`parent`](Self::parent).
+    /// How many of its events named a different parent than [`parent`](Self::parent) (the count
+    /// stops at `u32::MAX`).
     pub conflicting_parents: u32,
 }
 

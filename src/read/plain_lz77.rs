@@ -58,12 +58,17 @@ use crate::read::error::Lz77Error;
 
 /// Flags in a flag word.
 const FLAGS_PER_WORD: u32 = 32;
-/// The smallest match: a length code of 0 means 3 bytes.
-const MIN_MATCH: u8 = 3;
+/// The smallest match: a length code of 0 means 3 bytes. A 16- or 32-bit length is the match
+/// length minus this.
+const MIN_MATCH: u64 = 3;
 /// The length code (low 3 bits of a match token) that announces a longer length.
 const LONG_LENGTH_CODE: u16 = 7;
+/// What a 4-bit length of 0 to 14 is added to: the length code 7, plus 3.
+const NIBBLE_BASE: u64 = 7 + MIN_MATCH;
 /// The 4-bit length that announces a length byte.
 const NIBBLE_ESCAPE: u8 = 15;
+/// What a length byte of 0 to 254 is added to: the 4-bit length 15, plus 7, plus 3.
+const BYTE_BASE: u64 = 15 + NIBBLE_BASE;
 /// The length byte that announces a 16-bit (or 32-bit) length.
 const BYTE_ESCAPE: u8 = 255;
 /// The smallest 16- or 32-bit length allowed: "If MatchLength < 15 + 7, Return error".
@@ -97,8 +102,12 @@ const MIN_WIDE_LENGTH: u32 = 15 + 7;
 /// - [`Lz77Error::DistanceBeforeStart`]: a match reaches back before the start of the output;
 /// - [`Lz77Error::OutputTooSmall`]: `output` has no room for a literal or a whole match.
 pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize, Lz77Error> {
-    // Input and output positions; both only grow, and never past their slice's length.
-    let mut read: usize = 0;
+    // The input not read yet: what is left of `input` once the bytes read are split off its
+    // front, so always a suffix of it.
+    let mut rest: &[u8] = input;
+    // Bytes written to the start of `output`. It only grows, and never past `output.len()`:
+    // literals are written, and `written` moved past them, only where `output` holds them, and
+    // a match only when `length <= output.len() - written`.
     let mut written: usize = 0;
     // The flags not used yet, the next one in bit 31, and how many there are.
     let mut flags: u32 = 0;
@@ -109,63 +118,78 @@ pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize, Lz77Error> {
 
     loop {
         if flags_left == 0 {
-            let rest = input.get(read..).unwrap_or_default();
-            let Some(word) = rest.first_chunk::<4>() else {
+            let Some((word, after)) = rest.split_first_chunk::<4>() else {
                 if rest.is_empty() {
                     return Ok(written);
                 }
                 return Err(Lz77Error::FlagsTruncated {
-                    offset: read,
+                    offset: offset_in(input, rest),
                     available: rest.len(),
                 });
             };
             flags = u32::from_le_bytes(*word);
             flags_left = FLAGS_PER_WORD;
-            read = read.wrapping_add(4);
+            rest = after;
         }
 
         // A run of literals: as many as there are 0 flags before the next 1 (or the word's end),
         // copied in one go.
         let run = flags.leading_zeros().min(flags_left);
         if run != 0 {
-            let run_len = usize::try_from(run).unwrap_or(usize::MAX);
-            let rest = input.get(read..).unwrap_or_default();
-            let fast = match (
-                rest.first_chunk::<CHUNK>(),
-                output
-                    .get_mut(written..)
-                    .and_then(<[u8]>::first_chunk_mut::<CHUNK>),
-            ) {
-                (Some(literals), Some(target)) if run_len <= CHUNK => {
+            // At most 32 (`FLAGS_PER_WORD`), which any `usize` holds.
+            #[allow(clippy::as_conversions)]
+            let run_len = run as usize;
+            let target = output
+                .get_mut(written..)
+                .and_then(<[u8]>::first_chunk_mut::<CHUNK>);
+            rest = match (rest.first_chunk::<CHUNK>(), rest.get(run_len..), target) {
+                (Some(literals), Some(after), Some(target)) if run_len <= CHUNK => {
                     blend(target, literals, run_len);
-                    true
+                    after
                 }
-                _ => false,
+                _ => {
+                    let (literals, after, complete) = match rest.split_at_checked(run_len) {
+                        Some((literals, after)) => (literals, after, true),
+                        // The input ends inside the run: the literals left are the last items
+                        // of the stream.
+                        None => (rest, &[][..], false),
+                    };
+                    // As many literals as the output has room for (none if `written` were past
+                    // its end).
+                    let fitted = output
+                        .get_mut(written..)
+                        .map_or(0, |room| copy(room, literals));
+                    if fitted != literals.len() {
+                        // Report the first literal that does not fit. The offset is at most
+                        // `input.len()`: `fitted` is below `literals.len()`, which is at most the
+                        // `rest.len()` bytes after `rest`'s offset.
+                        #[allow(clippy::arithmetic_side_effects)]
+                        let offset = offset_in(input, rest) + fitted;
+                        return Err(Lz77Error::OutputTooSmall {
+                            offset,
+                            needed: 1,
+                            available: 0,
+                        });
+                    }
+                    if !complete {
+                        // The `fitted` bytes were written within `output`.
+                        #[allow(clippy::arithmetic_side_effects)]
+                        let end = written + fitted;
+                        return Ok(end);
+                    }
+                    after
+                }
             };
-            if !fast {
-                let literals = rest.get(..run_len).unwrap_or(rest);
-                let room = output.get_mut(written..).unwrap_or_default();
-                let room_len = room.len();
-                let Some(target) = room.get_mut(..literals.len()) else {
-                    // Decode the literals that fit, then report the first one that does not.
-                    copy(room, literals);
-                    return Err(Lz77Error::OutputTooSmall {
-                        offset: read.wrapping_add(room_len),
-                        needed: 1,
-                        available: 0,
-                    });
-                };
-                copy(target, literals);
-                if literals.len() < run_len {
-                    // The input ended where a literal was due: the end of the stream.
-                    return Ok(written.wrapping_add(literals.len()));
-                }
+            #[allow(clippy::arithmetic_side_effects)]
+            {
+                // `output` held all `run_len` literals after `written` (a 16-byte chunk holding
+                // them, or `fitted == run_len`).
+                written += run_len;
+                // `run <= flags_left`, the smaller of the two.
+                flags_left -= run;
             }
-            // Both stay within their slices: `run_len` bytes were there to copy.
-            read = read.wrapping_add(run_len);
-            written = written.wrapping_add(run_len);
-            flags = flags.checked_shl(run).unwrap_or(0);
-            flags_left = flags_left.wrapping_sub(run);
+            // Shifting all 32 flags out (a word of 32 literals) leaves 0.
+            flags = flags.unbounded_shl(run);
             if flags_left == 0 {
                 continue;
             }
@@ -173,115 +197,130 @@ pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize, Lz77Error> {
         }
 
         // A match.
-        flags = flags.wrapping_shl(1);
-        flags_left = flags_left.wrapping_sub(1);
-        let token_offset = read;
-        let rest = input.get(read..).unwrap_or_default();
-        let Some(token) = rest.first_chunk::<2>() else {
+        flags <<= 1;
+        #[allow(clippy::arithmetic_side_effects)]
+        {
+            // At least 1: a flag word was loaded when none was left, and a run that used the
+            // last flags went back to the top of the loop.
+            flags_left -= 1;
+        }
+        let at_token = rest;
+        let Some((token, after)) = rest.split_first_chunk::<2>() else {
             if rest.is_empty() {
                 // "If InputPosition == InputBufferSize, Decompression is complete."
                 return Ok(written);
             }
             return Err(Lz77Error::MatchTruncated {
-                offset: read,
+                offset: offset_in(input, rest),
                 available: rest.len(),
             });
         };
+        rest = after;
         let token = u16::from_le_bytes(*token);
-        read = read.wrapping_add(2);
 
-        // At most 8192 and 10, no overflow.
-        let distance = usize::from(token >> 3).wrapping_add(1);
+        // 1 to 8192, and a length of 3 to 9 or, for code 7, of at most 2^32 + 2.
+        let distance = usize::from(token >> 3) + 1;
         let length_code = token & 0b111;
         let length = if length_code == LONG_LENGTH_CODE {
-            long_match_length(input, &mut read, &mut shared_nibble)?
+            long_match_length(input, &mut rest, &mut shared_nibble)?
         } else {
-            u64::from(length_code.wrapping_add(u16::from(MIN_MATCH)))
+            u64::from(length_code) + MIN_MATCH
         };
 
         if distance > written {
             return Err(Lz77Error::DistanceBeforeStart {
-                offset: token_offset,
+                offset: offset_in(input, at_token),
                 distance,
                 written,
             });
         }
-        let available = output.len().wrapping_sub(written);
-        let length = match usize::try_from(length) {
-            Ok(length) if length <= available => length,
-            _ => {
-                return Err(Lz77Error::OutputTooSmall {
-                    offset: token_offset,
-                    needed: length,
-                    available,
-                })
-            }
+        // `written <= output.len()` (see its declaration).
+        #[allow(clippy::arithmetic_side_effects)]
+        let available = output.len() - written;
+        let end = match usize::try_from(length) {
+            Ok(length) if length <= available => copy_match(output, distance, written, length),
+            _ => None,
         };
-        copy_match(output, distance, written, length);
-        written = written.wrapping_add(length);
+        // `None` from `copy_match` too would mean the output has no room for the match, which
+        // the check above has ruled out.
+        let Some(end) = end else {
+            return Err(Lz77Error::OutputTooSmall {
+                offset: offset_in(input, at_token),
+                needed: length,
+                available,
+            });
+        };
+        written = end;
     }
 }
 
-/// The length of a match whose length code is 7, read from the bytes at `*read` (and from
-/// `shared_nibble`), which it advances past them.
+/// Where `rest`, a suffix of `input` (what is left of it once bytes are split off its front),
+/// starts in `input`.
+#[allow(clippy::arithmetic_side_effects)] // A suffix is never longer than the slice it ends.
+fn offset_in(input: &[u8], rest: &[u8]) -> usize {
+    input.len() - rest.len()
+}
+
+/// The length of a match whose length code is 7, read from the start of `rest` (and from
+/// `shared_nibble`), which it advances past the bytes it reads.
 fn long_match_length(
     input: &[u8],
-    read: &mut usize,
+    rest: &mut &[u8],
     shared_nibble: &mut Option<u8>,
 ) -> Result<u64, Lz77Error> {
     let nibble = match shared_nibble.take() {
         Some(high_half) => high_half,
         None => {
-            let [byte] = take::<1>(input, read)?;
+            let [byte] = take::<1>(input, rest)?;
             *shared_nibble = Some(byte >> 4);
             byte & 0x0F
         }
     };
-    let base = u64::from(LONG_LENGTH_CODE).saturating_add(u64::from(MIN_MATCH));
     if nibble != NIBBLE_ESCAPE {
-        return Ok(u64::from(nibble).saturating_add(base));
+        return Ok(u64::from(nibble) + NIBBLE_BASE);
     }
-    let base = base.saturating_add(u64::from(NIBBLE_ESCAPE));
-    let [byte] = take::<1>(input, read)?;
+    let [byte] = take::<1>(input, rest)?;
     if byte != BYTE_ESCAPE {
-        return Ok(u64::from(byte).saturating_add(base));
+        return Ok(u64::from(byte) + BYTE_BASE);
     }
-    let mut field_offset = *read;
-    let mut wide = u32::from(u16::from_le_bytes(take::<2>(input, read)?));
+    let mut field = *rest;
+    let mut wide = u32::from(u16::from_le_bytes(take::<2>(input, rest)?));
     if wide == 0 {
-        field_offset = *read;
-        wide = u32::from_le_bytes(take::<4>(input, read)?);
+        field = *rest;
+        wide = u32::from_le_bytes(take::<4>(input, rest)?);
     }
     if wide < MIN_WIDE_LENGTH {
         return Err(Lz77Error::LengthBelowMinimum {
-            offset: field_offset,
+            offset: offset_in(input, field),
             found: wide,
         });
     }
     // The wide length is the match length minus 3: "MatchLength -= (15 + 7)", then "+= 15",
     // "+= 7", "+= 3".
-    Ok(u64::from(wide).saturating_add(u64::from(MIN_MATCH)))
+    Ok(u64::from(wide) + MIN_MATCH)
 }
 
-/// The `N` length bytes at `*read`, which it advances past them.
-fn take<const N: usize>(input: &[u8], read: &mut usize) -> Result<[u8; N], Lz77Error> {
-    let rest = input.get(*read..).unwrap_or_default();
-    let bytes = rest.first_chunk::<N>().ok_or(Lz77Error::LengthTruncated {
-        offset: *read,
-        needed: N,
-        available: rest.len(),
-    })?;
-    *read = read.saturating_add(N);
+/// The `N` length bytes at the start of `rest`, which it advances past them.
+fn take<const N: usize>(input: &[u8], rest: &mut &[u8]) -> Result<[u8; N], Lz77Error> {
+    let Some((bytes, after)) = rest.split_first_chunk::<N>() else {
+        return Err(Lz77Error::LengthTruncated {
+            offset: offset_in(input, rest),
+            needed: N,
+            available: rest.len(),
+        });
+    };
+    *rest = after;
     Ok(*bytes)
 }
 
 /// Bytes the fast paths move at a time.
 const CHUNK: usize = 16;
 
-/// Writes the first `count` bytes of `source` over the start of `target`, and the rest of
-/// `target` back with the values it had: one 16-byte move with no branch on `count` (most
-/// literal runs and matches are a few bytes long, and of every length), which still changes no
-/// byte past the first `count`, as [Output after an error](self#output-after-an-error) promises.
+/// Writes the first `count` bytes of `source` (all 16 if `count` is larger) over the start of
+/// `target`, and the rest of `target` back with the values it had: one 16-byte move with no
+/// branch on `count` (most literal runs and matches are a few bytes long, and of every length),
+/// which still changes no byte past the first `count`, as
+/// [Output after an error](self#output-after-an-error) promises.
 #[inline(always)]
 fn blend(target: &mut [u8; CHUNK], source: &[u8; CHUNK], count: usize) {
     let skip = CHUNK.saturating_sub(count);
@@ -289,6 +328,11 @@ fn blend(target: &mut [u8; CHUNK], source: &[u8; CHUNK], count: usize) {
         .get(skip..)
         .and_then(<[u8]>::first_chunk::<CHUNK>)
     else {
+        // Not taken: `skip` is at most 16, and the 32 masks hold 16 from there. This is the
+        // same blend, one byte at a time.
+        for (target, source) in target.iter_mut().zip(source).take(count) {
+            *target = *source;
+        }
         return;
     };
     let mut merged = [0; CHUNK];
@@ -307,27 +351,35 @@ static BLEND_MASKS: [u8; 2 * CHUNK] = [
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 ];
 
-/// Copies `source` to the start of `target`, as far as the shorter of the two goes.
-fn copy(target: &mut [u8], source: &[u8]) {
+/// Copies `source` to the start of `target`, as far as the shorter of the two goes, and returns
+/// how many bytes that is.
+fn copy(target: &mut [u8], source: &[u8]) -> usize {
+    let count = target.len().min(source.len());
     for (to, from) in target.iter_mut().zip(source) {
         *to = *from;
     }
+    count
 }
 
 /// Writes `output[written..written + length]` as a match: each byte a copy of the one `distance`
-/// bytes before it, the bytes the match has just written included. The caller has checked
-/// `1 <= distance <= written` and `written + length <= output.len()`.
+/// bytes before it, the bytes the match has just written included, and returns where it ends,
+/// `written + length`. The caller has checked `1 <= distance <= written` and
+/// `length <= output.len() - written`; were those not so, the match would end outside `output`
+/// and the result would be `None`, possibly after some of its chunks were written.
 ///
 /// In 16-byte chunks while each chunk's bytes come from before the chunk: when the distance is
 /// at least a chunk, or the whole match fits one chunk and does not overlap itself. Otherwise,
 /// and where the output has no room for a whole chunk, [`copy_periods`].
 #[inline(always)]
-fn copy_match(output: &mut [u8], distance: usize, written: usize, length: usize) {
-    let end = written.wrapping_add(length);
+#[allow(clippy::arithmetic_side_effects)] // Each operation says why it stays in range.
+fn copy_match(output: &mut [u8], distance: usize, written: usize, length: usize) -> Option<usize> {
+    // At most `output.len()`, as the caller checked.
+    let end = written + length;
     let mut at = written;
     if distance >= CHUNK || distance >= length {
         loop {
-            let from = at.wrapping_sub(distance);
+            // `distance <= written <= at`.
+            let from = at - distance;
             let Some(&source) = output.get(from..).and_then(<[u8]>::first_chunk::<CHUNK>) else {
                 break;
             };
@@ -337,40 +389,41 @@ fn copy_match(output: &mut [u8], distance: usize, written: usize, length: usize)
             else {
                 break;
             };
-            let count = end.wrapping_sub(at);
+            // `at < end`: true of `written` (a match is at least 3 bytes long), and `at` only
+            // moves to `at + CHUNK` when that is still below `end`.
+            let count = end - at;
             if count <= CHUNK {
                 blend(target, &source, count);
-                return;
+                return Some(end);
             }
             *target = source;
-            at = at.wrapping_add(CHUNK);
+            at += CHUNK;
         }
     }
-    copy_periods(output, at.wrapping_sub(distance), at, end);
+    // `distance <= at`, as above.
+    copy_periods(output.get_mut(at - distance..end)?, distance);
+    Some(end)
 }
 
-/// Writes `output[written..end]` as a match from `start`, without touching any byte past `end`.
+/// Writes `window[period..]` as the rest of a match of distance `period`: each byte a copy of
+/// the one `period` bytes before it, so that the bytes repeat `window[..period]`.
 ///
-/// The caller has checked `start < written <= end <= output.len()`. The bytes from `start` on
-/// repeat with a period of `written - start`, so each step copies a whole number of periods from
-/// `start` on, twice as many as the step before: a match takes `log2(length / distance) + 1`
-/// block copies rather than `length` byte copies.
-fn copy_periods(output: &mut [u8], start: usize, written: usize, end: usize) {
-    let mut at = written;
-    while at < end {
-        let Some((before, after)) = output.split_at_mut_checked(at) else {
+/// Each step copies everything written so far, a whole number of periods, after itself, twice
+/// as many bytes as the step before: a match takes `log2(length / distance) + 1` block copies
+/// rather than `length` byte copies. It stops when the window is full (and, with nothing to
+/// repeat, at once when `period` is 0 or past the window's end).
+fn copy_periods(window: &mut [u8], period: usize) {
+    let mut filled = period;
+    while let Some((done, todo)) = window.split_at_mut_checked(filled) {
+        let count = copy(todo, done);
+        if count == 0 {
             return;
-        };
-        let Some(source) = before.get(start..) else {
-            return;
-        };
-        let count = source.len().min(end.saturating_sub(at));
-        let (Some(source), Some(target)) = (source.get(..count), after.get_mut(..count)) else {
-            return;
-        };
-        copy(target, source);
-        // `count` is at least 1: `source` holds `at - start >= written - start >= 1` bytes.
-        at = at.saturating_add(count.max(1));
+        }
+        #[allow(clippy::arithmetic_side_effects)]
+        {
+            // `todo` held the `count` bytes after `filled`: the sum is at most `window.len()`.
+            filled += count;
+        }
     }
 }
 

@@ -126,8 +126,10 @@ impl<'a> TraceBuffer<'a> {
     /// - `BufferContext`: the buffer header's `ClientContext`.
     ///
     /// # Errors
-    /// [`ReadErrorKind::Event`] with [`CodecError::PointerTooWide`](crate::wire::CodecError::PointerTooWide) when a 32-bit `MofData` cannot hold the data's offset (only
-    /// in buffers over 4 GiB).
+    /// - [`ReadErrorKind::Event`] with [`CodecError::PointerTooWide`](crate::wire::CodecError::PointerTooWide) when a 32-bit `MofData` cannot hold the data's offset (only
+    ///   in buffers over 4 GiB);
+    /// - [`ReadErrorKind::EventDataOutOfRange`] when the data's offset does not fit a `u64` or
+    ///   its length a `u32`, which only an `event` built by hand can claim.
     pub fn deliver(
         &self,
         event: &Event<'a>,
@@ -158,11 +160,20 @@ fn deliver<'a>(
         EventKind::Instance { header, data } => (header, data, EventInstanceGuidHeader::LEN),
         EventKind::Other { .. } => return None,
     };
-    let data_offset = WmiBufferHeader::LEN
-        .saturating_add(event.offset)
-        .saturating_add(header_len);
-    let mof_data = u64::try_from(data_offset).unwrap_or(u64::MAX);
-    let mof_length = u32::try_from(data.len()).unwrap_or(u32::MAX);
+    // For an event of a walk, the data's offset lies within the buffer and its length is below
+    // 64 KiB; an `Event` built by hand (its fields are public) may claim more than `MofData` and
+    // `MofLength` hold.
+    let mof_data = WmiBufferHeader::LEN
+        .checked_add(header_len)
+        .and_then(|headers| event.offset.checked_add(headers))
+        .and_then(|data_offset| u64::try_from(data_offset).ok());
+    let (Some(mof_data), Ok(mof_length)) = (mof_data, u32::try_from(data.len())) else {
+        let kind = ReadErrorKind::EventDataOutOfRange {
+            offset: event.offset,
+            data_len: data.len(),
+        };
+        return Some(Err(ReadError::new(buffer, kind)));
+    };
     Some(
         EventTrace::new(
             bitness,
@@ -225,3 +236,35 @@ impl<'a> Iterator for ClassicEvents<'a> {
 }
 
 impl FusedIterator for ClassicEvents<'_> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hand_built_event_past_any_buffer_is_an_error() {
+        let mut bytes = [0u8; 0x48 + 0x38];
+        bytes[0x30] = 0x48 + 0x38;
+        bytes[0x48..0x4C].copy_from_slice(&[0x38, 0x00, 0x14, 0xC0]);
+        let buffer = TraceBuffer::parse(&bytes).unwrap();
+        let walked = buffer.events().next().unwrap().unwrap();
+        let delivered = buffer.deliver(&walked, Bitness::Bits64).unwrap().unwrap();
+        assert_eq!(delivered.event_trace.mof_data(), 0x48 + 0x30);
+        assert_eq!(delivered.data.len(), 8);
+
+        let far = Event {
+            offset: usize::MAX - 0x40,
+            ..walked
+        };
+        assert_eq!(
+            buffer.deliver(&far, Bitness::Bits64),
+            Some(Err(ReadError::new(
+                None,
+                ReadErrorKind::EventDataOutOfRange {
+                    offset: usize::MAX - 0x40,
+                    data_len: 8
+                }
+            )))
+        );
+    }
+}

@@ -134,18 +134,23 @@ impl<'a> EtlHeader<'a> {
     /// # Errors
     /// [`CodecError::OutputTooSmall`] when `out` is shorter than `buffer_size`, or when the event
     /// does not fit `buffer_size` or the 64 KiB a `Size` can hold (long names); nothing is
-    /// written then.
+    /// written then. Its `needed` is capped at `usize::MAX` for names too long for a `usize` to
+    /// count their bytes, or a `buffer_size` past `usize` (on a 16-bit target).
     pub fn write_first_buffer(&self, out: &mut [u8]) -> Result<usize, CodecError> {
         let (layout, struct_len) = match self.bitness {
             Bitness::Bits32 => (TraceLogfileHeader32::LAYOUT, TraceLogfileHeader32::LEN),
             Bitness::Bits64 => (TraceLogfileHeader64::LAYOUT, TraceLogfileHeader64::LEN),
         };
+        // Saturating: the length is only compared with a room of at most 0xFFFF bytes, which a
+        // capped length exceeds as well.
         let names_len = utf16_len(self.logger_name).saturating_add(utf16_len(self.log_file_name));
         let event_len = SystemTraceHeader::LEN
             .saturating_add(struct_len)
             .saturating_add(names_len);
+        // A `BufferSize` past `usize` is larger than any `out`, as `usize::MAX` is.
         let buffer_len = usize::try_from(self.buffer_size).unwrap_or(usize::MAX);
-        let events_end = WmiBufferHeader::LEN.saturating_add(event_len);
+        // The room after the buffer header (none in a buffer shorter than it), up to what a
+        // `Size` can say.
         let room = buffer_len
             .saturating_sub(WmiBufferHeader::LEN)
             .min(usize::from(u16::MAX));
@@ -162,18 +167,24 @@ impl<'a> EtlHeader<'a> {
             found: out.len(),
         };
         let buffer = out.get_mut(..buffer_len).ok_or(too_small)?;
+        // Where the event ends, and its padding: at most 0x48 + 0xFFFF + 7.
+        let events_end = WmiBufferHeader::LEN + usize::from(size);
         let aligned_end = events_end
             .next_multiple_of(crate::wire::file::wmi_buffer_header::DEFAULT_TRACE_ALIGNMENT);
-        let end = u32::try_from(aligned_end.min(buffer_len)).unwrap_or(u32::MAX);
+        // `Offset`: the end of the padding, or of a buffer whose size is not a multiple of 8.
+        // (An `aligned_end` past `u32` would be past `BufferSize` as well.)
+        let end = u32::try_from(aligned_end).map_or(self.buffer_size, |aligned_end| {
+            aligned_end.min(self.buffer_size)
+        });
         buffer.fill(0xFF);
         let rest = self.buffer_header(end).emit(buffer)?;
         let rest = self.system_header(size).emit(rest)?;
         let rest = self.emit_logfile_header(rest)?;
-        let rest = write_utf16z(rest, self.logger_name);
-        let rest = write_utf16z(rest, self.log_file_name);
-        let padding = aligned_end.saturating_sub(events_end).min(rest.len());
-        if let Some(padding) = rest.get_mut(..padding) {
-            padding.fill(0);
+        let rest = write_utf16z(rest, self.logger_name, layout)?;
+        write_utf16z(rest, self.log_file_name, layout)?;
+        // The padding is zeros, as far as the buffer goes.
+        for byte in buffer.iter_mut().take(aligned_end).skip(events_end) {
+            *byte = 0;
         }
         Ok(buffer_len)
     }
@@ -215,7 +226,11 @@ impl<'a> EtlHeader<'a> {
     }
 
     fn emit_logfile_header<'o>(&self, out: &'o mut [u8]) -> Result<&'o mut [u8], CodecError> {
-        let pointer_size = u32::try_from(self.bitness.pointer_len()).unwrap_or_default();
+        // `PointerSize`: the bytes of a pointer, as `Bitness::pointer_len` says.
+        let pointer_size: u32 = match self.bitness {
+            Bitness::Bits32 => 4,
+            Bitness::Bits64 => 8,
+        };
         let log_instance =
             LogInstance::from_counts(1, pointer_size, self.events_lost, self.cpu_speed_in_mhz);
         // Built in the 64-bit layout and narrowed for a 32-bit logger (its pointers are zero, so
@@ -245,7 +260,7 @@ impl<'a> EtlHeader<'a> {
     }
 }
 
-/// Bytes of `text` as NUL-terminated UTF-16.
+/// Bytes of `text` as NUL-terminated UTF-16, capped at `usize::MAX` (see `write_first_buffer`).
 fn utf16_len(text: &str) -> usize {
     text.encode_utf16()
         .count()
@@ -253,16 +268,88 @@ fn utf16_len(text: &str) -> usize {
         .saturating_mul(2)
 }
 
-/// Writes `text` as NUL-terminated little-endian UTF-16 to the start of `out` (which the caller
-/// has sized for it) and returns the rest.
-fn write_utf16z<'o>(out: &'o mut [u8], text: &str) -> &'o mut [u8] {
+/// Writes `text` as NUL-terminated little-endian UTF-16 to the start of `out` and returns the
+/// rest; [`CodecError::OutputTooSmall`] for `layout` if `out` is too short (the caller has sized
+/// it, so it is not).
+fn write_utf16z<'o>(
+    out: &'o mut [u8],
+    text: &str,
+    layout: crate::wire::layout::Layout,
+) -> Result<&'o mut [u8], CodecError> {
+    let found = out.len();
     let mut rest = out;
     for unit in text.encode_utf16().chain([0]) {
         let Some((pair, after)) = core::mem::take(&mut rest).split_first_chunk_mut::<2>() else {
-            return &mut [];
+            return Err(CodecError::OutputTooSmall {
+                layout,
+                needed: utf16_len(text),
+                found,
+            });
         };
         *pair = unit.to_le_bytes();
         rest = after;
     }
-    rest
+    Ok(rest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header(buffer_size: u32) -> EtlHeader<'static> {
+        EtlHeader {
+            bitness: Bitness::Bits64,
+            buffer_size,
+            buffers_written: 1,
+            events_lost: 0,
+            buffers_lost: 0,
+            number_of_processors: 1,
+            cpu_speed_in_mhz: 100,
+            timer_resolution: 156_250,
+            clock_type: ClockType::SYSTEM_TIME,
+            perf_freq: 10_000_000,
+            start_time: 0,
+            end_time: 0,
+            boot_time: 0,
+            version: VersionDetail::default(),
+            provider_version: 0,
+            logger_id: 1,
+            logger_name: "ab",
+            log_file_name: "c",
+        }
+    }
+
+    #[test]
+    fn offset_and_padding_end_at_the_alignment_or_the_buffer() {
+        // The event ends 2 bytes past a multiple of 8: "ab\0" and "c\0" are 10 bytes.
+        let events_end =
+            WmiBufferHeader::LEN + SystemTraceHeader::LEN + TraceLogfileHeader64::LEN + 10;
+        assert_eq!(events_end % 8, 2);
+        let aligned_end = events_end + 6;
+        let offset = |buffer: &[u8]| u32::from_le_bytes(buffer[0x30..0x34].try_into().unwrap());
+
+        let mut out = [0xAA; 0x400];
+        assert_eq!(header(0x400).write_first_buffer(&mut out), Ok(0x400));
+        assert_eq!(offset(&out), aligned_end as u32);
+        assert!(out[events_end..aligned_end].iter().all(|&byte| byte == 0));
+        assert!(out[aligned_end..].iter().all(|&byte| byte == 0xFF));
+
+        // A buffer that ends inside the padding: `Offset` is its end.
+        let short = events_end + 4;
+        let mut out = [0xAA; 0x400];
+        assert_eq!(header(short as u32).write_first_buffer(&mut out), Ok(short));
+        assert_eq!(offset(&out), short as u32);
+        assert!(out[events_end..short].iter().all(|&byte| byte == 0));
+        assert!(out[short..].iter().all(|&byte| byte == 0xAA));
+
+        // One byte too short for the event.
+        assert_eq!(
+            header(events_end as u32 - 1).write_first_buffer(&mut out),
+            Err(CodecError::OutputTooSmall {
+                layout: TraceLogfileHeader64::LAYOUT,
+                needed: events_end - WmiBufferHeader::LEN,
+                found: events_end - 1 - WmiBufferHeader::LEN,
+            })
+        );
+    }
 }

@@ -104,18 +104,8 @@ pub enum EventData<'a> {
 }
 
 impl EventData<'_> {
-    /// Bytes the data adds to the header given to the provider: its length inline, or 16 bytes
-    /// per `MOF_FIELD`.
-    fn input_len(&self) -> usize {
-        match self {
-            Self::Inline(bytes) => bytes.len(),
-            Self::MofFields(fields) => fields
-                .len()
-                .saturating_mul(crate::wire::records::mof_field::MofField::LEN),
-        }
-    }
-
-    /// Bytes the data occupies in the written event; `None` if the sum overflows.
+    /// Bytes the data occupies in the written event; `None` if the sum overflows (the same
+    /// long field given many times, say).
     pub(crate) fn written_len(&self) -> Option<usize> {
         match self {
             Self::Inline(bytes) => Some(bytes.len()),
@@ -128,7 +118,9 @@ impl EventData<'_> {
     /// Checks the data against `Size` and `Flags` of the header it was given with.
     fn check(&self, header_len: usize, size: u16, flags: WnodeFlags) -> Result<(), TraceError> {
         let flag_set = flags.contains(WnodeFlags::USE_MOF_PTR);
-        match self {
+        // Bytes the data adds to the header given to the provider: its length inline, or 16
+        // bytes per `MOF_FIELD`.
+        let input_len = match self {
             Self::Inline(_) if flag_set => return Err(TraceError::MofFlagMismatch { flag_set }),
             Self::MofFields(_) if !flag_set => {
                 return Err(TraceError::MofFlagMismatch { flag_set })
@@ -138,9 +130,16 @@ impl EventData<'_> {
                     count: fields.len(),
                 })
             }
-            _ => {}
-        }
-        let expected = header_len.saturating_add(self.input_len());
+            Self::Inline(bytes) => bytes.len(),
+            // At most `MAX_MOF_FIELDS` (16) fields, just checked.
+            #[allow(clippy::arithmetic_side_effects)]
+            Self::MofFields(fields) => {
+                fields.len() * crate::wire::records::mof_field::MofField::LEN
+            }
+        };
+        // A slice is at most `isize::MAX` bytes long, and a header 0x38 bytes: the sum fits.
+        #[allow(clippy::arithmetic_side_effects)]
+        let expected = header_len + input_len;
         if usize::from(size) != expected {
             return Err(TraceError::WrongSize {
                 expected,
@@ -246,13 +245,14 @@ impl<const CLASSES: usize> Provider<CLASSES> {
         if let Some(handle) = self.handle_of(class_guid) {
             return Ok(handle);
         }
+        let index = self.registrations.len();
         self.registrations
             .push(Registration {
                 class_guid,
                 last_instance_id: 0,
             })
             .map_err(|_| TraceError::RegistrationTableFull { capacity: CLASSES })?;
-        Ok(handle_for_index(self.registrations.len().saturating_sub(1)))
+        Ok(handle_for_index(index))
     }
 
     /// The registration handle of `class_guid`, if it is registered.
@@ -516,8 +516,12 @@ fn stamp(
     }
 }
 
+/// The handle of the registration at `index` in the table: `index + 1`.
+// `index` is below `CLASSES`, a `usize`, and `usize` is at most 64 bits wide on every target:
+// neither the conversion nor the sum loses anything.
+#[allow(clippy::as_conversions, clippy::arithmetic_side_effects)]
 fn handle_for_index(index: usize) -> u64 {
-    u64::try_from(index).map_or(0, |index| index.saturating_add(1))
+    index as u64 + 1
 }
 
 fn index_for_handle(reg_handle: u64) -> Option<usize> {

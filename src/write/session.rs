@@ -117,6 +117,11 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> Session<BUFFER_SIZE, B
         assert!(BUFFER_COUNT >= 1, "a session needs at least one buffer");
     };
 
+    /// `BUFFER_SIZE` as the `u32` of `BufferSize`.
+    // `VALID` holds it to a `u32`.
+    #[allow(clippy::as_conversions)]
+    const BUFFER_SIZE_U32: u32 = BUFFER_SIZE as u32;
+
     /// A session with all buffers free, whose buffers carry `logger_id` in their
     /// `ClientContext`, enabled at `enable_level` (see [`Level::enables`]).
     pub const fn new(logger_id: u16, enable_level: Level) -> Self {
@@ -176,7 +181,9 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> Session<BUFFER_SIZE, B
     /// The smallest event `Size` the session refuses: `BUFFER_SIZE - 72`, or 0x10000 for
     /// buffers over 64 KiB.
     pub const fn event_size_limit(&self) -> usize {
-        let limit = BUFFER_SIZE.saturating_sub(BUFFER_SIZE_MARGIN);
+        // `VALID`, checked when the session was made, holds `BUFFER_SIZE` above 0x48 + 72.
+        #[allow(clippy::arithmetic_side_effects)]
+        let limit = BUFFER_SIZE - BUFFER_SIZE_MARGIN;
         if limit < SIZE_LIMIT {
             limit
         } else {
@@ -187,7 +194,9 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> Session<BUFFER_SIZE, B
     /// Bytes of events (with their padding) in the current buffer, 0 when there is none.
     pub fn current_fill(&self) -> usize {
         match self.current.and_then(|slot| self.slots.get(slot)) {
-            Some(Slot::Current { used }) => used.saturating_sub(WmiBufferHeader::LEN),
+            // A current buffer's `used` starts at the header's length and only grows.
+            #[allow(clippy::arithmetic_side_effects)]
+            Some(Slot::Current { used }) => used - WmiBufferHeader::LEN,
             _ => 0,
         }
     }
@@ -257,7 +266,12 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> Session<BUFFER_SIZE, B
         while let Some(buffer) = self.oldest_full() {
             store(buffer)?;
             self.free_oldest_full();
-            stored = stored.saturating_add(1);
+            #[allow(clippy::arithmetic_side_effects)]
+            {
+                // At most `BUFFER_COUNT`: each pass frees one full buffer, and `store` cannot
+                // fill another.
+                stored += 1;
+            }
         }
         Ok(stored)
     }
@@ -271,6 +285,8 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> Session<BUFFER_SIZE, B
         timestamp: i64,
     ) -> Result<Traced, TraceError> {
         let limit = self.event_size_limit();
+        // MOF fields whose lengths add up to more than a `usize` holds are reported with
+        // `usize::MAX` as their size.
         let total = data
             .written_len()
             .and_then(|len| len.checked_add(HEADER_LEN))
@@ -279,44 +295,52 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> Session<BUFFER_SIZE, B
             Ok(size) if total < limit => size,
             _ => return Err(TraceError::EventTooLarge { size: total, limit }),
         };
-        let (slot, offset) = self.room_for(total, timestamp)?;
-        let Some(buffer) = self.buffers.get_mut(slot) else {
-            return Err(self.lose_event());
-        };
+        // Below 0x10000 + 8: `total` is below `limit`.
         let padded = total.next_multiple_of(DEFAULT_TRACE_ALIGNMENT);
-        let Some(event) = offset
-            .checked_add(padded)
-            .and_then(|end| buffer.get_mut(offset..end))
-        else {
+        let (slot, offset) = self.room_for(padded, timestamp)?;
+        // `room_for` found `padded` bytes free at `offset` in buffer `slot`, which it made the
+        // current one; were they not there, the event would be lost, not written.
+        let written = self
+            .slots
+            .get_mut(slot)
+            .zip(self.buffers.get_mut(slot))
+            .and_then(|(state, buffer)| {
+                let event = buffer.get_mut(offset..)?.get_mut(..padded)?;
+                let (header_out, rest) = event.split_first_chunk_mut::<HEADER_LEN>()?;
+                write_data(rest, data)?.fill(0);
+                *header_out = build_header(size);
+                // The event's `padded` bytes were there from `offset`: within the buffer.
+                #[allow(clippy::arithmetic_side_effects)]
+                let used = offset + padded;
+                *state = Slot::Current { used };
+                Some(())
+            });
+        if written.is_none() {
             return Err(self.lose_event());
-        };
-        let Some((header_out, rest)) = event.split_first_chunk_mut::<HEADER_LEN>() else {
-            return Err(self.lose_event());
-        };
-        *header_out = build_header(size);
-        let padding = write_data(rest, data);
-        padding.fill(0);
-        if let Some(Slot::Current { used }) = self.slots.get_mut(slot) {
-            *used = offset.saturating_add(padded);
         }
         self.stats.events_written = self.stats.events_written.saturating_add(1);
         Ok(Traced::Written { slot, offset, size })
     }
 
-    /// The slot and offset where an event of `size` bytes goes: the current buffer if it has
-    /// room, else the next free one (sealing the current buffer). Counts the event as lost when
-    /// no buffer is free.
+    /// The slot and offset where an event of `size` bytes (with its padding) goes: the current
+    /// buffer if it has room, else the next free one (sealing the current buffer). Counts the
+    /// event as lost when no buffer is free.
     fn room_for(&mut self, size: usize, timestamp: i64) -> Result<(usize, usize), TraceError> {
         if let Some(slot) = self.current {
             if let Some(Slot::Current { used }) = self.slots.get(slot) {
+                // A sum past `usize` would be past the buffer's end too.
                 if used.checked_add(size).is_some_and(|end| end <= BUFFER_SIZE) {
                     return Ok((slot, *used));
                 }
             }
             self.seal_current(timestamp);
         }
-        let free = self.slots.iter().position(|slot| *slot == Slot::Free);
-        match free.and_then(|slot| Some((slot, self.slots.get_mut(slot)?))) {
+        let free = self
+            .slots
+            .iter_mut()
+            .enumerate()
+            .find(|(_, state)| **state == Slot::Free);
+        match free {
             Some((slot, state)) => {
                 *state = Slot::Current {
                     used: WmiBufferHeader::LEN,
@@ -342,6 +366,8 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> Session<BUFFER_SIZE, B
         let Some(slot) = self.current.take() else {
             return;
         };
+        // `room_for` only ever names a slot of the pool, made current; a `current` that named
+        // anything else would be dropped here, and the next event would take a free buffer.
         let (Some(state), Some(buffer)) = (self.slots.get_mut(slot), self.buffers.get_mut(slot))
         else {
             return;
@@ -349,9 +375,11 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> Session<BUFFER_SIZE, B
         let Slot::Current { used } = *state else {
             return;
         };
-        let end = u32::try_from(used).unwrap_or(u32::MAX);
+        // At most `BUFFER_SIZE`, which `VALID` holds to a `u32`.
+        #[allow(clippy::as_conversions)]
+        let end = used as u32;
         let header = WmiBufferHeader {
-            buffer_size: u32::try_from(BUFFER_SIZE).unwrap_or(u32::MAX),
+            buffer_size: Self::BUFFER_SIZE_U32,
             saved_offset: end,
             current_offset: end,
             reference_count: 0,
@@ -360,7 +388,7 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> Session<BUFFER_SIZE, B
             clock_or_link: 0,
             client_context: BufferContext::new(
                 self.processor_number,
-                alignment_byte(),
+                ALIGNMENT_BYTE,
                 self.logger_id,
             ),
             state: BUFFER_STATE_FLUSH,
@@ -373,15 +401,20 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> Session<BUFFER_SIZE, B
             buffer_type: BufferType::GENERIC,
             reference_time: [0; 16],
         };
+        // `VALID` holds `BUFFER_SIZE` above 0x48, so the chunk is always there: both lengths are
+        // constants of the session's type, and the check is resolved when its code is built.
         if let Some(out) = buffer.first_chunk_mut::<{ WmiBufferHeader::LEN }>() {
             *out = header.to_bytes();
         }
-        if let Some(tail) = buffer.get_mut(used..) {
-            tail.fill(FILL);
+        // The fill, from the end of the events on.
+        for out in buffer.iter_mut().skip(used) {
+            *out = FILL;
         }
         *state = Slot::Full {
             sequence_number: self.next_sequence_number,
         };
+        // `SequenceNumber` is a `LONG64` that wraps, as Windows lets it (at a buffer a
+        // nanosecond, after 292 years).
         self.next_sequence_number = self.next_sequence_number.wrapping_add(1);
         self.lost_since_seal = false;
         self.stats.buffers_written = self.stats.buffers_written.saturating_add(1);
@@ -455,28 +488,23 @@ const fn fits_u32(value: usize) -> bool {
 }
 
 /// `ETW_BUFFER_CONTEXT.Alignment`: "Alignment between events (always eight)".
-fn alignment_byte() -> u8 {
-    u8::try_from(DEFAULT_TRACE_ALIGNMENT).unwrap_or(u8::MAX)
-}
+const ALIGNMENT_BYTE: u8 = 8;
+const _: () = assert!(DEFAULT_TRACE_ALIGNMENT == 8);
 
 /// Copies the event data to the start of `out` (the MOF fields one after another) and returns
-/// the part of `out` after it.
-fn write_data<'o>(out: &'o mut [u8], data: EventData<'_>) -> &'o mut [u8] {
-    let mut rest = out;
-    let mut copy = |bytes: &[u8]| {
-        let taken = core::mem::take(&mut rest);
-        let (target, after) = taken.split_at_mut(bytes.len().min(taken.len()));
-        target
-            .iter_mut()
-            .zip(bytes)
-            .for_each(|(out, byte)| *out = *byte);
-        rest = after;
+/// the part of `out` after it; `None` if `out` is too short for it.
+fn write_data<'o>(out: &'o mut [u8], data: EventData<'_>) -> Option<&'o mut [u8]> {
+    let copy = |out: &'o mut [u8], bytes: &[u8]| {
+        let (target, after) = out.split_at_mut_checked(bytes.len())?;
+        for (to, from) in target.iter_mut().zip(bytes) {
+            *to = *from;
+        }
+        Some(after)
     };
     match data {
-        EventData::Inline(bytes) => copy(bytes),
-        EventData::MofFields(fields) => fields.iter().for_each(|field| copy(field)),
+        EventData::Inline(bytes) => copy(out, bytes),
+        EventData::MofFields(fields) => fields.iter().try_fold(out, |out, field| copy(out, field)),
     }
-    rest
 }
 
 #[cfg(test)]
