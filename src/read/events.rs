@@ -34,7 +34,7 @@ const MIN_EVENT_SIZE: usize = 4;
 const READ_AHEAD: usize = 1024;
 
 /// The events of one trace buffer, in order: an iterator of [`Event`]s over the bytes that
-/// follow the buffer's [`WmiBufferHeader`](crate::WmiBufferHeader), up to the end of the buffer
+/// follow the buffer's [`WmiBufferHeader`](crate::wire::WmiBufferHeader), up to the end of the buffer
 /// (or any shorter length the caller chooses).
 ///
 /// Each event is recognised from its first four bytes, read as a little-endian `u32`:

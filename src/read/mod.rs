@@ -1,7 +1,7 @@
 //! The consumer side: an .etl file's buffers, their decompression, the walk over a buffer's
 //! events, each classic event delivered as an `EVENT_TRACE`, and the instance tree.
 //!
-//! Built on [`wire`](crate::wire) only; nothing here uses [`write`](crate::write).
+//! Built on [`wire`](crate::wire) only; nothing here uses the `write` layer.
 
 pub(crate) mod error;
 pub(crate) mod etl;

@@ -52,7 +52,7 @@
 //! the item at fault is written, and the bytes after are left as they were.
 //!
 //! [MS-XCA]: https://learn.microsoft.com/en-us/openspecs/windows_protocols/ms-xca/
-//! [`WmiBufferHeader::is_compressed`]: crate::WmiBufferHeader::is_compressed
+//! [`WmiBufferHeader::is_compressed`]: crate::wire::WmiBufferHeader::is_compressed
 
 use crate::read::error::Lz77Error;
 

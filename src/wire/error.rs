@@ -1,8 +1,6 @@
 //! What decoding or encoding one fixed-layout struct can say: the struct (its [`Layout`]), the
-//! member at fault and the lengths involved. The reader's errors ([`ReadError`]) carry these
-//! under the buffer and file offset where they happened.
-//!
-//! [`ReadError`]: crate::read::ReadError
+//! member at fault and the lengths involved. The reader's errors carry these under the buffer
+//! and file offset where they happened.
 
 use crate::wire::codes::{HeaderType, MarkerFlags};
 use crate::wire::layout::{Bitness, Layout};

@@ -433,7 +433,7 @@ macro_rules! fixed_layout_entry_points {
             /// Decodes the first [`Self::LEN`] bytes of `input` (any values) and returns the rest.
             ///
             /// # Errors
-            /// [`CodecError::Truncated`](crate::CodecError::Truncated) when `input` is shorter than [`Self::LEN`].
+            /// [`CodecError::Truncated`](crate::wire::CodecError::Truncated) when `input` is shorter than [`Self::LEN`].
             #[inline]
             pub fn parse(input: &[u8]) -> Result<(Self, &[u8]), crate::wire::error::CodecError> {
                 let (bytes, rest) =
@@ -454,7 +454,7 @@ macro_rules! fixed_layout_entry_points {
             /// Writes the struct to the start of `out` and returns the rest of `out`.
             ///
             /// # Errors
-            /// [`CodecError::OutputTooSmall`](crate::CodecError::OutputTooSmall) when `out` is shorter than
+            /// [`CodecError::OutputTooSmall`](crate::wire::CodecError::OutputTooSmall) when `out` is shorter than
             /// [`Self::LEN`]; nothing is written then.
             #[inline]
             pub fn emit<'o>(
@@ -601,7 +601,7 @@ macro_rules! pointer_width_pair {
             /// returns the rest.
             ///
             /// # Errors
-            /// [`CodecError::Truncated`](crate::CodecError::Truncated) when `input` is shorter than the
+            /// [`CodecError::Truncated`](crate::wire::CodecError::Truncated) when `input` is shorter than the
             /// layout.
             pub fn parse(
                 input: &[u8],
@@ -617,7 +617,7 @@ macro_rules! pointer_width_pair {
             /// `out`.
             ///
             /// # Errors
-            /// [`CodecError::OutputTooSmall`](crate::CodecError::OutputTooSmall) when `out` is shorter than
+            /// [`CodecError::OutputTooSmall`](crate::wire::CodecError::OutputTooSmall) when `out` is shorter than
             /// the layout; nothing is written then.
             pub fn emit<'o>(&self, out: &'o mut [u8]) -> Result<&'o mut [u8], $crate::wire::error::CodecError> {
                 match self {
@@ -656,7 +656,7 @@ macro_rules! pointer_width_pair {
             /// zero.
             ///
             /// # Errors
-            /// [`CodecError::PointerTooWide`](crate::CodecError::PointerTooWide) when a pointer does not
+            /// [`CodecError::PointerTooWide`](crate::wire::CodecError::PointerTooWide) when a pointer does not
             /// fit in 32 bits.
             pub(crate) fn from_wide(
                 bitness: $crate::wire::layout::Bitness,

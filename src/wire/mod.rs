@@ -8,8 +8,8 @@
 //! | `codes`, `class`, `guid`, `time`, `utf16`, `unions` | the values those structs hold |
 //! | `layout`, `error` | which struct a length or an error is about, and what went wrong |
 //!
-//! Nothing here knows of providers, sessions or readers: [`write`](crate::write) and
-//! [`read`](crate::read) build on this layer, never the other way round.
+//! Nothing here knows of providers, sessions or readers: the `write` and `read` layers build on
+//! this one, never the other way round.
 
 #[macro_use]
 pub(crate) mod codes;

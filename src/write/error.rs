@@ -45,7 +45,7 @@ impl core::fmt::Display for InstanceRole {
     }
 }
 
-/// Why the [`Provider`](crate::Provider) did not write an event, or could not register a class.
+/// Why the [`Provider`](crate::write::Provider) did not write an event, or could not register a class.
 ///
 /// Each variant says what was expected and what was found, and
 /// [`win32_code`](Self::win32_code) gives the Win32 code Windows documents for the same
@@ -80,7 +80,7 @@ pub enum TraceError {
         /// Whether `Flags` has `WNODE_FLAG_USE_MOF_PTR`.
         flag_set: bool,
     },
-    /// `Flags` has `WNODE_FLAG_USE_GUID_PTR` and the [`TraceContext`](crate::TraceContext) could
+    /// `Flags` has `WNODE_FLAG_USE_GUID_PTR` and the [`TraceContext`](crate::write::TraceContext) could
     /// not resolve `GuidPtr` to a GUID. Maps to `ERROR_INVALID_PARAMETER`.
     UnresolvedGuidPtr {
         /// The `GuidPtr` found at offset 0x18.

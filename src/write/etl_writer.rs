@@ -28,7 +28,7 @@ const BUFFER_STATE_FLUSH: u32 = 3;
 /// `TRACE_LOGFILE_HEADER` and the two names after it.
 ///
 /// An .etl file is this buffer followed by the data buffers, all `buffer_size` bytes long: a
-/// [`Session`](crate::Session)'s sealed buffers can be written after it unchanged (their
+/// [`Session`](crate::write::Session)'s sealed buffers can be written after it unchanged (their
 /// sequence numbers 1, 2, 3... follow this buffer's 0). A firmware that streams buffers to
 /// storage can reserve the first `buffer_size` bytes and write this buffer last, once
 /// `buffers_written` and the loss counts are known.
@@ -256,7 +256,7 @@ impl<'a> EtlHeader<'a> {
             reserved_flags: self.clock_type,
             buffers_lost: self.buffers_lost,
         };
-        crate::TraceLogfileHeader::from_wide(self.bitness, header)?.emit(out)
+        crate::wire::TraceLogfileHeader::from_wide(self.bitness, header)?.emit(out)
     }
 }
 

@@ -2,14 +2,16 @@
 //! session writes events into a fixed pool of trace buffers, and the .etl writer frames sealed
 //! buffers as a file.
 //!
-//! Built on [`wire`](crate::wire) only; nothing here uses [`read`](crate::read).
+//! Built on [`wire`](crate::wire) only; nothing here uses the `read` layer.
 
 pub(crate) mod error;
 pub(crate) mod etl_writer;
+pub(crate) mod event;
 pub(crate) mod provider;
 pub(crate) mod session;
 
 pub use error::{InstanceRole, TraceError, Win32Error};
 pub use etl_writer::{EtlHeader, EVENT_TRACE_FILE_MODE_SEQUENTIAL};
-pub use provider::{EventData, Provider, SteppingContext, TraceContext, Traced};
+pub use event::{EventData, Traced};
+pub use provider::{Provider, SteppingContext, TraceContext};
 pub use session::{Session, SessionStats};

@@ -3,7 +3,7 @@
 //! `TraceEventInstance` and `TraceEvent`, writing into a [`Session`]'s buffers.
 
 use crate::wire::class::Class;
-use crate::wire::codes::{HeaderType, MarkerFlags, WnodeFlags, MAX_MOF_FIELDS};
+use crate::wire::codes::{HeaderType, MarkerFlags, WnodeFlags};
 use crate::wire::guid::Guid;
 use crate::wire::headers::event_instance_guid_header::EventInstanceGuidHeader;
 use crate::wire::headers::event_instance_header::EventInstanceHeader;
@@ -12,6 +12,7 @@ use crate::wire::layout::Bitness;
 use crate::wire::records::event_instance_info::EventInstanceInfo;
 use crate::wire::unions::{GuidOrPtr, TimesOrFlags};
 use crate::write::error::{InstanceRole, TraceError};
+use crate::write::event::{EventData, Traced};
 use crate::write::session::Session;
 
 /// What the logger stamps into every event it writes, supplied by the caller.
@@ -86,87 +87,6 @@ impl TraceContext for SteppingContext {
     fn cpu_times(&self) -> (u32, u32) {
         (self.kernel_time, self.user_time)
     }
-}
-
-/// The event data that follows a header given to [`Provider::trace_event_instance`] or
-/// [`Provider::trace_event`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum EventData<'a> {
-    /// Data appended to the header: the header's `Size` is its length plus `bytes.len()`.
-    Inline(&'a [u8]),
-    /// `WNODE_FLAG_USE_MOF_PTR`: "an array of MOF_FIELD structures contains the event data
-    /// appended to this structure. The number of elements in the array is limited to
-    /// MAX_MOF_FIELDS." Each entry is the `Length` bytes its `DataPtr` points at, already
-    /// resolved by the caller; the header's `Size` is its length plus 16 bytes per field. The
-    /// fields are gathered, in order, into the event's data.
-    MofFields(&'a [&'a [u8]]),
-}
-
-impl EventData<'_> {
-    /// Bytes the data occupies in the written event; `None` if the sum overflows (the same
-    /// long field given many times, say).
-    pub(crate) fn written_len(&self) -> Option<usize> {
-        match self {
-            Self::Inline(bytes) => Some(bytes.len()),
-            Self::MofFields(fields) => fields
-                .iter()
-                .try_fold(0usize, |sum, field| sum.checked_add(field.len())),
-        }
-    }
-
-    /// Checks the data against `Size` and `Flags` of the header it was given with.
-    fn check(&self, header_len: usize, size: u16, flags: WnodeFlags) -> Result<(), TraceError> {
-        let flag_set = flags.contains(WnodeFlags::USE_MOF_PTR);
-        // Bytes the data adds to the header given to the provider: its length inline, or 16
-        // bytes per `MOF_FIELD`.
-        let input_len = match self {
-            Self::Inline(_) if flag_set => return Err(TraceError::MofFlagMismatch { flag_set }),
-            Self::MofFields(_) if !flag_set => {
-                return Err(TraceError::MofFlagMismatch { flag_set })
-            }
-            Self::MofFields(fields) if fields.len() > MAX_MOF_FIELDS => {
-                return Err(TraceError::TooManyMofFields {
-                    count: fields.len(),
-                })
-            }
-            Self::Inline(bytes) => bytes.len(),
-            // At most `MAX_MOF_FIELDS` (16) fields, just checked.
-            #[allow(clippy::arithmetic_side_effects)]
-            Self::MofFields(fields) => {
-                fields.len() * crate::wire::records::mof_field::MofField::LEN
-            }
-        };
-        // A slice is at most `isize::MAX` bytes long, and a header 0x38 bytes: the sum fits.
-        #[allow(clippy::arithmetic_side_effects)]
-        let expected = header_len + input_len;
-        if usize::from(size) != expected {
-            return Err(TraceError::WrongSize {
-                expected,
-                found: size,
-            });
-        }
-        Ok(())
-    }
-}
-
-/// What a successful trace call did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-#[non_exhaustive]
-pub enum Traced {
-    /// The event was written to a session buffer.
-    Written {
-        /// Which buffer of the session's pool holds it (its slot, `0..BUFFER_COUNT`).
-        slot: usize,
-        /// Where the event starts, from the start of the buffer (its 0x48-byte header included).
-        offset: usize,
-        /// The event's `Size` in the buffer.
-        size: u16,
-    },
-    /// The event's `Class.Level` is above the level the session was enabled at, so it was not
-    /// written. This is not an error: the session asked for fewer events.
-    FilteredOut,
 }
 
 /// One registered event trace class.
@@ -309,7 +229,7 @@ impl<const CLASSES: usize> Provider<CLASSES> {
     ///    ([`TraceError::UnknownRegHandle`]), and the header's `RegHandle` (`ParentRegHandle`)
     ///    is that handle ([`TraceError::RegHandleMismatch`]).
     /// 4. "Selecting a level higher than 1 will also include events for lower levels": an event
-    ///    whose `Class.Level` the session's level does not [enable](crate::Level::enables) is
+    ///    whose `Class.Level` the session's level does not [enable](crate::wire::Level::enables) is
     ///    not written, and the call returns [`Traced::FilteredOut`].
     /// 5. The session writes the event (see [`Session`]): [`TraceError::EventTooLarge`] for an
     ///    event of buffer size − 72 bytes or more, [`TraceError::NoFreeBuffer`] when no buffer

@@ -7,8 +7,7 @@ use crate::wire::file::wmi_buffer_header::{
 };
 use crate::wire::records::buffer_context::BufferContext;
 use crate::write::error::TraceError;
-use crate::write::provider::EventData;
-use crate::write::provider::Traced;
+use crate::write::event::{EventData, Traced};
 
 /// `ETW_BUFFER_STATE` 3 (Chappell: "flush"), the state of every buffer in the real traces'
 /// files, and of a buffer this session has sealed.
@@ -57,7 +56,7 @@ pub struct SessionStats {
 /// A trace session: a pool of `BUFFER_COUNT` trace buffers of `BUFFER_SIZE` bytes each, the
 /// level it is enabled at, and its counters.
 ///
-/// Events (written by a [`Provider`](crate::Provider)) go into the current buffer, each at an
+/// Events (written by a [`Provider`](crate::write::Provider)) go into the current buffer, each at an
 /// offset that is a multiple of [`DEFAULT_TRACE_ALIGNMENT`] (8), followed by zero padding:
 /// - "Size must be less than the size of the event tracing session's buffer minus 72 (0x48)":
 ///   a larger event fails with [`TraceError::EventTooLarge`] (`ERROR_MORE_DATA`), checked on

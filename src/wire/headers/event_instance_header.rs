@@ -41,7 +41,7 @@ const _: () = offset::PARENT_REG_HANDLE.ends_at(EventInstanceHeader::LEN);
 /// | 0x30 | 8 | `ParentRegHandle` | [`parent_reg_handle`](Self::parent_reg_handle) |
 ///
 /// This is provider-side input, never found in trace buffers (there the event carries an
-/// [`EventInstanceGuidHeader`](crate::EventInstanceGuidHeader)), so [`parse`](Self::parse) checks
+/// [`EventInstanceGuidHeader`](crate::wire::EventInstanceGuidHeader)), so [`parse`](Self::parse) checks
 /// only the length: `HeaderType` and `MarkerFlags` are "Reserved", and `Size` and `Flags` are
 /// `TraceEventInstance`'s to check.
 #[repr(C)]

@@ -1,7 +1,8 @@
 //! A link-time proof that the optimised library holds no panic path.
 //!
 //! This `no_std` binary for `thumbv7em-none-eabihf` calls every decoder, encoder, the event
-//! iterator, the consumer, the provider and the session buffer writer on inputs the optimiser
+//! iterator, the consumer, the .etl reader and writer, the Plain LZ77 decompressor, the provider
+//! and the session buffer writer on inputs the optimiser
 //! cannot see through (`core::hint::black_box`). Its panic handler calls a function that is
 //! declared but defined nowhere, so if any panic survives optimisation anywhere in the code
 //! reached from `_start`, the link fails with an undefined symbol named
@@ -14,9 +15,10 @@ use core::hint::black_box;
 use core::panic::PanicInfo;
 
 use etw_classic::{
-    Bitness, Class, EventData, EventInstanceGuidHeader, EventInstanceHeader, EventInstanceInfo,
-    EventKind, EventTrace, EventTraceHeader, Events, Guid, InstanceTree, Level, MofField, Provider,
-    Session, SteppingContext, TraceBuffer, WmiBufferHeader,
+    plain_lz77, Bitness, Class, EtlFile, EtlHeader, EventData, EventInstanceGuidHeader,
+    EventInstanceHeader, EventInstanceInfo, EventKind, EventTrace, EventTraceHeader, Events, Guid,
+    InstanceTree, Level, MofField, Provider, Session, SteppingContext, SystemTraceHeader,
+    TraceBuffer, TraceLogfileHeader, WmiBufferHeader,
 };
 
 extern "Rust" {
@@ -44,6 +46,7 @@ pub extern "C" fn _start() -> ! {
     let mut output = [0u8; 256];
     fixed_headers(input, bitness, &mut output);
     buffers(input, bitness);
+    files(input, bitness, &mut output);
     provider_and_session(input, bitness);
     loop {
         core::hint::spin_loop();
@@ -102,6 +105,35 @@ fn buffers(input: &[u8], bitness: Bitness) {
         }
         let _ = black_box(tree.roots().count());
     }
+}
+
+/// The .etl reader (every buffer, decompressed into scratch, every event delivered), the Plain
+/// LZ77 decompressor on its own, the system and logfile headers, and the .etl writer.
+fn files(input: &[u8], bitness: Bitness, output: &mut [u8]) {
+    let mut scratch = [0u8; 1024];
+    let _ = black_box(plain_lz77::decompress(input, black_box(&mut scratch)));
+    if let Ok((header, data, rest)) = SystemTraceHeader::parse_event(input) {
+        let _ = black_box((header.to_bytes(), data, rest));
+    }
+    if let Ok((system, header, names, rest)) = TraceLogfileHeader::parse_event(input) {
+        let _ = black_box((system, header.buffer_size(), names.logger_name.len(), rest));
+        let _ = black_box(header.emit(output).map(|rest| rest.len()));
+    }
+    if let Ok(file) = EtlFile::parse(input) {
+        let _ = black_box((file.bitness(), file.buffer_size()));
+        for buffer in file.buffers().flatten() {
+            let Ok(events) = buffer.trace_buffer(&mut scratch) else {
+                continue;
+            };
+            for event in events.events().flatten() {
+                let _ = black_box(events.deliver(&event, bitness));
+            }
+        }
+    }
+    let mut header = EtlHeader::new(bitness, black_box(512));
+    header.logger_name = black_box("boot");
+    let mut first = [0u8; 512];
+    let _ = black_box(header.write_first_buffer(black_box(&mut first)));
 }
 
 /// The provider's checks and the session's buffer writer, on headers and data from the input.

@@ -1,0 +1,92 @@
+//! What a trace call hands the session and what it gets back: the event data after the header
+//! (inline, or gathered from `MOF_FIELD`s) and the outcome of the call. The provider checks the
+//! data against the header; the session writes it.
+
+use crate::wire::codes::{WnodeFlags, MAX_MOF_FIELDS};
+use crate::write::error::TraceError;
+
+/// The event data that follows a header given to [`Provider::trace_event_instance`](crate::write::Provider::trace_event_instance) or
+/// [`Provider::trace_event`](crate::write::Provider::trace_event).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum EventData<'a> {
+    /// Data appended to the header: the header's `Size` is its length plus `bytes.len()`.
+    Inline(&'a [u8]),
+    /// `WNODE_FLAG_USE_MOF_PTR`: "an array of MOF_FIELD structures contains the event data
+    /// appended to this structure. The number of elements in the array is limited to
+    /// MAX_MOF_FIELDS." Each entry is the `Length` bytes its `DataPtr` points at, already
+    /// resolved by the caller; the header's `Size` is its length plus 16 bytes per field. The
+    /// fields are gathered, in order, into the event's data.
+    MofFields(&'a [&'a [u8]]),
+}
+
+impl EventData<'_> {
+    /// Bytes the data occupies in the written event; `None` if the sum overflows (the same
+    /// long field given many times, say).
+    pub(crate) fn written_len(&self) -> Option<usize> {
+        match self {
+            Self::Inline(bytes) => Some(bytes.len()),
+            Self::MofFields(fields) => fields
+                .iter()
+                .try_fold(0usize, |sum, field| sum.checked_add(field.len())),
+        }
+    }
+
+    /// Checks the data against `Size` and `Flags` of the header it was given with.
+    pub(crate) fn check(
+        &self,
+        header_len: usize,
+        size: u16,
+        flags: WnodeFlags,
+    ) -> Result<(), TraceError> {
+        let flag_set = flags.contains(WnodeFlags::USE_MOF_PTR);
+        // Bytes the data adds to the header given to the provider: its length inline, or 16
+        // bytes per `MOF_FIELD`.
+        let input_len = match self {
+            Self::Inline(_) if flag_set => return Err(TraceError::MofFlagMismatch { flag_set }),
+            Self::MofFields(_) if !flag_set => {
+                return Err(TraceError::MofFlagMismatch { flag_set })
+            }
+            Self::MofFields(fields) if fields.len() > MAX_MOF_FIELDS => {
+                return Err(TraceError::TooManyMofFields {
+                    count: fields.len(),
+                })
+            }
+            Self::Inline(bytes) => bytes.len(),
+            // At most `MAX_MOF_FIELDS` (16) fields, just checked.
+            #[allow(clippy::arithmetic_side_effects)]
+            Self::MofFields(fields) => {
+                fields.len() * crate::wire::records::mof_field::MofField::LEN
+            }
+        };
+        // A slice is at most `isize::MAX` bytes long, and a header 0x38 bytes: the sum fits.
+        #[allow(clippy::arithmetic_side_effects)]
+        let expected = header_len + input_len;
+        if usize::from(size) != expected {
+            return Err(TraceError::WrongSize {
+                expected,
+                found: size,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// What a successful trace call did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum Traced {
+    /// The event was written to a session buffer.
+    Written {
+        /// Which buffer of the session's pool holds it (its slot, `0..BUFFER_COUNT`).
+        slot: usize,
+        /// Where the event starts, from the start of the buffer (its 0x48-byte header included).
+        offset: usize,
+        /// The event's `Size` in the buffer.
+        size: u16,
+    },
+    /// The event's `Class.Level` is above the level the session was enabled at, so it was not
+    /// written. This is not an error: the session asked for fewer events.
+    FilteredOut,
+}
