@@ -74,14 +74,10 @@ impl<'a> EtlFile<'a> {
     ///   is smaller than a buffer header or larger than [`MAX_BUFFER_SIZE`]. (It may be larger
     ///   than the file: compressed buffers are stored shorter.)
     pub fn parse(bytes: &'a [u8]) -> Result<Self, ReadError> {
-        let position = BufferPosition {
-            index: 0,
-            file_offset: 0,
-        };
-        let at_first = |kind: ReadErrorKind| ReadError::new(Some(position), kind);
         let first = read_buffer(bytes, 0, 0)?;
-        let events = TraceBuffer::parse(first.bytes).map_err(|error| error.in_buffer(position))?;
-        let Some(event) = events.in_buffer(position).events().next() else {
+        let position = first.position();
+        let at_first = |kind: ReadErrorKind| ReadError::new(Some(position), kind);
+        let Some(event) = first.in_place()?.events().next() else {
             return Err(at_first(ReadErrorKind::MissingLogfileHeader));
         };
         let (system_header, logfile_header, names, _) =
@@ -247,6 +243,15 @@ impl<'a> EtlBuffer<'a> {
         }
     }
 
+    /// The events of the buffer as stored, walked in place ([`TraceBuffer::parse`]); its errors
+    /// and those of its events name this buffer.
+    fn in_place(&self) -> Result<TraceBuffer<'a>, ReadError> {
+        let position = self.position();
+        TraceBuffer::parse(self.bytes)
+            .map(|buffer| buffer.in_buffer(position))
+            .map_err(|error| error.in_buffer(position))
+    }
+
     /// The buffer's events, ready to walk: in place for an uncompressed buffer, or decompressed
     /// into the start of `scratch` for a compressed one. A compressed buffer's bytes after its
     /// header are an MS-XCA Plain LZ77 stream ([`plain_lz77`](crate::read::plain_lz77)) whose
@@ -269,9 +274,7 @@ impl<'a> EtlBuffer<'a> {
         let position = self.position();
         let at = |kind: ReadErrorKind| ReadError::new(Some(position), kind);
         if !self.is_compressed() {
-            return TraceBuffer::parse(self.bytes)
-                .map(|buffer| buffer.in_buffer(position))
-                .map_err(|error| error.in_buffer(position));
+            return self.in_place();
         }
         // A slice holds at most `isize::MAX` bytes, so the sum fits a `usize`.
         #[allow(clippy::arithmetic_side_effects)]

@@ -87,8 +87,8 @@ open_code! {
 ///
 /// "The WMI_BUFFER_HEADER structure begins each buffer that an event logger ... uses for storing
 /// event data on the way to an Event Trace Log (ETL) file" (Chappell); the events follow it,
-/// 8-byte aligned, and a `u32` 0xFFFFFFFF where a header would start ends them (see
-/// [`Events`](crate::read::Events)).
+/// 8-byte aligned, and a `u32` 0xFFFFFFFF where a header would start ends them (the reader's
+/// event walk follows these rules).
 ///
 /// | off | size | member | field |
 /// |---|---|---|---|
