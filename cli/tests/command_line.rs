@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{etwc, utf8};
+use common::{etwc, run, utf8};
 use predicates::prelude::*;
 use serde_json::{json, Value};
 
@@ -121,15 +121,8 @@ fn every_layout_name_is_accepted() {
 fn the_full_header64_example_as_a_table() {
     // A real FULL_HEADER64 of net.4.5.2.x64.etl (buffer 29, offset 0x5ab0); the values are the
     // ones dissect.etl decoded (the library's tests/data/perfview-full-headers.json).
-    let output = etwc()
-        .args(["decode", "trace-header", &example("full-header64.hex")])
-        .assert()
-        .success()
-        .stderr("")
-        .get_output()
-        .stdout
-        .clone();
-    let table = utf8(&output);
+    let output = run(&["decode", "trace-header", &example("full-header64.hex")]);
+    let table = output;
     let lines: Vec<&str> = table.lines().collect();
     assert_eq!(lines.len(), 17, "{table}");
     let expected = [
@@ -153,21 +146,14 @@ fn the_full_header64_example_as_a_table() {
 
 #[test]
 fn the_full_header64_example_as_json() {
-    let output = etwc()
-        .args([
-            "decode",
-            "trace-header",
-            &example("full-header64.hex"),
-            "--json",
-        ])
-        .assert()
-        .success()
-        .stderr("")
-        .get_output()
-        .stdout
-        .clone();
+    let output = run(&[
+        "decode",
+        "trace-header",
+        &example("full-header64.hex"),
+        "--json",
+    ]);
     assert_eq!(
-        utf8(&output),
+        output,
         "{\"size\":206,\"header_type\":20,\"marker_flags\":192,\"version\":33,\"class_type\":33,\
          \"class_level\":0,\"class_version\":0,\"thread_id\":3680,\"process_id\":3676,\
          \"timestamp\":1971291744,\"guid\":\"bbccf6c1-6cd1-48c4-80ff-839482e37671\",\
@@ -180,20 +166,13 @@ fn the_full_header64_example_as_json() {
 fn the_instance_guid_header_example() {
     // A START event at level INFORMATION, class version 2, instance 7 whose parent is instance 1
     // of another class, in an 88-byte INSTANCE64 event.
-    let output = etwc()
-        .args([
-            "decode",
-            "instance-guid-header",
-            &example("instance-guid-header.hex"),
-            "--json",
-        ])
-        .assert()
-        .success()
-        .stderr("")
-        .get_output()
-        .stdout
-        .clone();
-    let decoded: Value = serde_json::from_slice(&output).unwrap();
+    let output = run(&[
+        "decode",
+        "instance-guid-header",
+        &example("instance-guid-header.hex"),
+        "--json",
+    ]);
+    let decoded: Value = serde_json::from_str(&output).unwrap();
     assert_eq!(decoded["size"], json!(88));
     assert_eq!(decoded["header_type"], json!(0x15));
     assert_eq!(decoded["marker_flags"], json!(0xC0));

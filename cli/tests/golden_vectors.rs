@@ -11,44 +11,14 @@
 
 mod common;
 
-use common::{etwc, from_hex, to_hex, utf8};
-use serde_json::{Map, Value};
+use common::{decode, encode, from_hex};
+use serde_json::Value;
 
 /// A JSON file of `tests/data/` in the library's folder.
 fn load(name: &str) -> Value {
     let path = format!("{}/../tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|error| panic!("{path}: {error}"));
     serde_json::from_str(&text).unwrap()
-}
-
-/// `etwc decode LAYOUT HEX --json`: the one JSON object it prints.
-fn decode(layout: &str, bytes: &[u8]) -> Map<String, Value> {
-    let output = etwc()
-        .args(["decode", layout, &to_hex(bytes), "--json"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let text = utf8(&output);
-    assert_eq!(text.lines().count(), 1, "{layout}: one line expected");
-    match serde_json::from_str(&text).unwrap() {
-        Value::Object(object) => object,
-        other => panic!("{layout}: a JSON object expected, found {other}"),
-    }
-}
-
-/// `etwc encode LAYOUT JSON`: the bytes of the hex line it prints.
-fn encode(layout: &str, fields: &Value) -> Vec<u8> {
-    let output = etwc()
-        .args(["encode", layout, &fields.to_string()])
-        .assert()
-        .success()
-        .stderr("")
-        .get_output()
-        .stdout
-        .clone();
-    from_hex(utf8(&output).trim_end())
 }
 
 /// Every key the vector states (recursing into objects) has that value in the decoded object.

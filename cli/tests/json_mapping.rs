@@ -3,31 +3,8 @@
 
 mod common;
 
-use common::{etwc, from_hex, to_hex, utf8};
+use common::{decode, encode, etwc, utf8};
 use serde_json::{json, Value};
-
-/// `etwc encode LAYOUT JSON`, which must succeed: the bytes it prints as one line of hex.
-fn encode(layout: &str, value: &Value) -> Vec<u8> {
-    let output = etwc()
-        .args(["encode", layout, &value.to_string()])
-        .assert()
-        .success()
-        .stderr("")
-        .get_output()
-        .stdout
-        .clone();
-    let text = utf8(&output);
-    let line = text
-        .strip_suffix('\n')
-        .unwrap_or_else(|| panic!("{layout}: one line expected, found {text:?}"));
-    assert!(!line.contains('\n'), "{layout}: one line expected");
-    assert!(
-        line.chars()
-            .all(|character| matches!(character, '0'..='9' | 'a'..='f')),
-        "{layout}: lowercase hex expected, found {line:?}"
-    );
-    from_hex(line)
-}
 
 /// `etwc encode LAYOUT JSON`, which must fail with exit code 1 and print nothing on stdout: its
 /// message, without the `etwc: ` in front and the line end.
@@ -51,23 +28,6 @@ fn message(stderr: &str) -> String {
         .filter(|message| !message.contains('\n'))
         .unwrap_or_else(|| panic!("one `etwc: ` line expected, found {stderr:?}"))
         .to_owned()
-}
-
-/// `etwc decode LAYOUT HEX --json`, which must succeed: the one JSON object it prints.
-fn decode(layout: &str, bytes: &[u8]) -> serde_json::Map<String, Value> {
-    let output = etwc()
-        .args(["decode", layout, &to_hex(bytes), "--json"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let text = utf8(&output);
-    assert_eq!(text.lines().count(), 1, "{layout}: one line expected");
-    match serde_json::from_str(&text).unwrap() {
-        Value::Object(object) => object,
-        other => panic!("{layout}: a JSON object expected, found {other}"),
-    }
 }
 
 /// Every layout, with its length in bytes.

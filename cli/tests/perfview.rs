@@ -11,7 +11,7 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use common::{etwc, trace, utf8};
+use common::{run, trace};
 use serde_json::{json, Value};
 
 /// Each trace with the one line `etl --summary --json` prints for it.
@@ -37,19 +37,6 @@ const SUMMARIES: [(&str, &str); 5] = [
         r#"{"buffers":2,"events":7,"kinds":{"EVENT_HEADER64":5,"SYSTEM64":2}}"#,
     ),
 ];
-
-/// The stdout of a successful `etwc` run with an empty stderr.
-fn run(args: &[&str]) -> String {
-    let output = etwc()
-        .args(args)
-        .assert()
-        .success()
-        .stderr("")
-        .get_output()
-        .stdout
-        .clone();
-    utf8(&output)
-}
 
 #[test]
 fn summary_json_of_every_trace() {

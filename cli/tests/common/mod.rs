@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 
 use assert_cmd::Command;
+use serde_json::{Map, Value};
 
 /// The `etwc` binary cargo built for the tests, ready to be given arguments.
 pub fn etwc() -> Command {
@@ -67,4 +68,49 @@ pub fn to_hex(bytes: &[u8]) -> String {
 /// The text of `bytes`, which must be UTF-8.
 pub fn utf8(bytes: &[u8]) -> String {
     String::from_utf8(bytes.to_vec()).expect("the output is UTF-8")
+}
+
+/// The stdout of a successful `etwc` run with an empty stderr.
+pub fn run(args: &[&str]) -> String {
+    let output = etwc()
+        .args(args)
+        .assert()
+        .success()
+        .stderr("")
+        .get_output()
+        .stdout
+        .clone();
+    utf8(&output)
+}
+
+/// `etwc encode LAYOUT JSON`, which must succeed: the bytes it prints as one line of hex.
+pub fn encode(layout: &str, value: &Value) -> Vec<u8> {
+    let text = run(&["encode", layout, &value.to_string()]);
+    let line = text
+        .strip_suffix('\n')
+        .unwrap_or_else(|| panic!("{layout}: one line expected, found {text:?}"));
+    assert!(!line.contains('\n'), "{layout}: one line expected");
+    assert!(
+        line.chars()
+            .all(|character| matches!(character, '0'..='9' | 'a'..='f')),
+        "{layout}: lowercase hex expected, found {line:?}"
+    );
+    from_hex(line)
+}
+
+/// `etwc decode LAYOUT HEX --json`, which must succeed: the one JSON object it prints.
+pub fn decode(layout: &str, bytes: &[u8]) -> Map<String, Value> {
+    let output = etwc()
+        .args(["decode", layout, &to_hex(bytes), "--json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = utf8(&output);
+    assert_eq!(text.lines().count(), 1, "{layout}: one line expected");
+    match serde_json::from_str(&text).unwrap() {
+        Value::Object(object) => object,
+        other => panic!("{layout}: a JSON object expected, found {other}"),
+    }
 }
