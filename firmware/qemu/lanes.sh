@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Runs the boot trace firmware (src/bin/boot.rs) on a Cortex-M0, M3 and M4 under qemu-system-arm
-# and checks that each .etl file it writes through semihosting is byte-identical to the one the
-# host build of the same trace writes, and that etwc reads it back with every event.
+# Runs the boot trace firmware on a Cortex-M0, M3 and M4 (src/bin/boot.rs) and on a big-endian
+# Cortex-R5 (src/bin/boot-r5.rs, BE8) under qemu-system-arm, and checks that each .etl file it
+# writes through semihosting is byte-identical to the one the host build of the same trace
+# writes, and that etwc reads it back with every event.
 #
-# Usage: bash firmware/qemu/lanes.sh   (from anywhere; installs qemu-system-arm and the targets
-# when they are missing). Builds go to target/firmware/ at the root of the repository.
+# Usage: bash firmware/qemu/lanes.sh   (from anywhere; installs qemu-system-arm, the targets,
+# nightly's rust-src (the R5 target has no prebuilt core) and llvm-tools (llvm-objcopy) when they
+# are missing). Builds go to target/firmware/ at the root of the repository.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -20,6 +22,10 @@ lanes="thumbv7em-none-eabihf:mps2-an386 thumbv7m-none-eabi:lm3s6965evb thumbv6m-
 for lane in $lanes; do
     rustup target list --installed | grep -qx "${lane%%:*}" || rustup target add "${lane%%:*}"
 done
+rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
+rustup +nightly component list --installed | grep -q '^rust-src' || rustup +nightly component add rust-src
+rustup component list --installed | grep -q '^llvm-tools' || rustup component add llvm-tools
+objcopy=$(ls "$(rustc --print sysroot)"/lib/rustlib/*/bin/llvm-objcopy)
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -28,28 +34,44 @@ etwc=target/release/etwc
 # One JSON line per file: what etwc's summary must count.
 target/release/examples/boot_etl "$out/host" >"$out/expected.jsonl"
 
+# The big-endian lane: nightly builds core for armebv7r-none-eabi, the image is linked BE8 and
+# loaded raw at 0 on QEMU's empty machine, where the Cortex-R5 starts.
+lanes="$lanes armebv7r-none-eabi:none"
+
 failed=0
 for lane in $lanes; do
     target=${lane%%:*} machine=${lane##*:}
+    board=$machine
+    [ "$machine" = none ] && board="none (cortex-r5)"
     started=$(date +%s%3N)
-    cargo build --quiet --manifest-path firmware/qemu/Cargo.toml --target-dir target/firmware \
-        --profile "$profile" --target "$target" --bin boot
-    built=$(date +%s%3N)
     mkdir -p "$out/$machine"
+    if [ "$target" = armebv7r-none-eabi ]; then
+        cargo +nightly build --quiet --manifest-path firmware/qemu/Cargo.toml \
+            --target-dir target/firmware -Z build-std=core --profile "$profile" --target "$target" \
+            --features cortex-r --bin boot-r5
+        "$objcopy" -O binary "target/firmware/$target/$profile/boot-r5" "$out/boot-r5.bin"
+        run=(qemu-system-arm -M none -cpu cortex-r5 -m 4M -nographic -monitor none
+            -semihosting-config enable=on,target=native
+            -device "loader,file=$out/boot-r5.bin,addr=0")
+    else
+        cargo build --quiet --manifest-path firmware/qemu/Cargo.toml --target-dir target/firmware \
+            --profile "$profile" --target "$target" --bin boot
+        run=(qemu-system-arm -M "$machine" -nographic -semihosting-config enable=on,target=native
+            -kernel "$root/target/firmware/$target/$profile/boot")
+    fi
+    built=$(date +%s%3N)
     status=0
-    (cd "$out/$machine" && timeout 60 qemu-system-arm -M "$machine" -nographic \
-        -semihosting-config enable=on,target=native \
-        -kernel "$root/target/firmware/$target/$profile/boot") || status=$?
+    (cd "$out/$machine" && timeout 60 "${run[@]}") || status=$?
     ran=$(date +%s%3N)
     if [ "$status" -ne 0 ]; then
-        echo "$target on $machine: the firmware exited with status $status" >&2
+        echo "$target on $board: the firmware exited with status $status" >&2
         failed=1
         continue
     fi
     while read -r expected; do
         file=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["file"])' "$expected")
         if ! cmp "$out/host/$file" "$out/$machine/$file"; then
-            echo "$target on $machine: $file differs from the host's" >&2
+            echo "$target on $board: $file differs from the host's" >&2
             failed=1
             continue
         fi
@@ -62,12 +84,12 @@ if counts != summary:
     sys.exit(f"etwc counts {summary}, the trace wrote {counts}")
 PY
         then
-            echo "$target on $machine: $file does not read back with every event" >&2
+            echo "$target on $board: $file does not read back with every event" >&2
             failed=1
             continue
         fi
-        echo "$target on $machine: $file identical to the host's, read back: $summary"
+        echo "$target on $board: $file identical to the host's, read back: $summary"
     done <"$out/expected.jsonl"
-    echo "$target on $machine: built in $((built - started)) ms, ran in $((ran - built)) ms"
+    echo "$target on $board: built in $((built - started)) ms, ran in $((ran - built)) ms"
 done
 exit "$failed"

@@ -4,13 +4,15 @@
 //! Semihosting is the Arm convention by which a program asks its debugger (here QEMU, started
 //! with `-semihosting-config enable=on,target=native`) to do I/O for it: the operation number
 //! in r0, the address of a parameter block of 32-bit words in r1, then `BKPT 0xAB` on M-profile
-//! cores; the result comes back in r0. The operation numbers and blocks are those of Arm's
-//! "Semihosting for AArch32 and AArch64" specification.
+//! cores or `SVC 0x123456` in the A32 state of A- and R-profile cores; the result comes back
+//! in r0. The operation numbers and blocks are those of Arm's "Semihosting for AArch32 and
+//! AArch64" specification. QEMU's `qemu-system-arm` reads the blocks' words little-endian
+//! whatever the core's data byte order, so on a big-endian core they are stored byte-swapped.
 #![no_std]
 
 use core::fmt;
 
-use etw_classic_firmware::EtlSink;
+use etw_classic_firmware::{boot_trace, EtlSink, Mode};
 
 /// Semihosting operation numbers (`SYS_*`).
 mod op {
@@ -36,11 +38,12 @@ const RUN_TIME_ERROR: usize = 0x2_0023;
 /// The firmware's only `unsafe` besides the stack painting of the costs binary: the call is a
 /// breakpoint instruction that the host handles, reading and writing the memory the block
 /// names. Every caller passes a block that lives across the call and names memory it owns.
+#[cfg(target_endian = "little")]
 fn call(operation: u32, parameter: usize) -> isize {
     let result: isize;
-    // SAFETY: `BKPT 0xAB` with r0/r1 set is the semihosting trap; QEMU reads the block at r1
-    // (and the buffers it points at) and writes r0 only. The buffers are borrowed by the caller
-    // for the duration of the call.
+    // SAFETY: `BKPT 0xAB` with r0/r1 set is the M-profile semihosting trap; QEMU reads the
+    // block at r1 (and the buffers it points at) and writes r0 only. The buffers are borrowed
+    // by the caller for the duration of the call.
     unsafe {
         core::arch::asm!(
             "bkpt #0xab",
@@ -50,6 +53,28 @@ fn call(operation: u32, parameter: usize) -> isize {
         );
     }
     result
+}
+
+/// One semihosting call on the big-endian Cortex-R5 (A32 state); see the little-endian one.
+#[cfg(target_endian = "big")]
+fn call(operation: u32, parameter: usize) -> isize {
+    let result: isize;
+    // SAFETY: `SVC 0x123456` with r0/r1 set is the A32 semihosting trap, handled by QEMU (no
+    // SVC handler runs); as above, QEMU reads the block and buffers and writes r0 only.
+    unsafe {
+        core::arch::asm!(
+            "svc #0x123456",
+            inout("r0") operation => result,
+            in("r1") parameter,
+            options(nostack, preserves_flags),
+        );
+    }
+    result
+}
+
+/// A parameter block as QEMU reads it: little-endian words.
+fn block<const N: usize>(words: [usize; N]) -> [usize; N] {
+    words.map(usize::to_le)
 }
 
 /// A host file opened for writing.
@@ -92,7 +117,7 @@ impl HostFile {
                 result: -1,
             });
         }
-        let block = [name.as_ptr() as usize, mode, length];
+        let block = block([name.as_ptr() as usize, mode, length]);
         match call(op::OPEN, block.as_ptr() as usize) {
             -1 => Err(HostError {
                 operation: op::OPEN,
@@ -109,7 +134,7 @@ impl HostFile {
     /// # Errors
     /// The host wrote less.
     pub fn write(&mut self, bytes: &[u8]) -> Result<(), HostError> {
-        let block = [self.handle, bytes.as_ptr() as usize, bytes.len()];
+        let block = block([self.handle, bytes.as_ptr() as usize, bytes.len()]);
         match call(op::WRITE, block.as_ptr() as usize) {
             0 => Ok(()),
             unwritten => Err(HostError {
@@ -124,7 +149,7 @@ impl HostFile {
     /// # Errors
     /// The host could not seek there.
     pub fn seek(&mut self, offset: usize) -> Result<(), HostError> {
-        let block = [self.handle, offset];
+        let block = block([self.handle, offset]);
         match call(op::SEEK, block.as_ptr() as usize) {
             0 => Ok(()),
             result => Err(HostError {
@@ -139,7 +164,7 @@ impl HostFile {
     /// # Errors
     /// The host could not close it.
     pub fn close(self) -> Result<(), HostError> {
-        let block = [self.handle];
+        let block = block([self.handle]);
         match call(op::CLOSE, block.as_ptr() as usize) {
             0 => Ok(()),
             result => Err(HostError {
@@ -188,11 +213,11 @@ macro_rules! println {
 /// The command line QEMU was given with `-append` (after the image's name), into `buffer`;
 /// empty if there is none.
 pub fn command_line(buffer: &mut [u8]) -> &str {
-    let mut block = [buffer.as_mut_ptr() as usize, buffer.len()];
+    let mut block = block([buffer.as_mut_ptr() as usize, buffer.len()]);
     if call(op::GET_CMDLINE, block.as_mut_ptr() as usize) != 0 {
         return "";
     }
-    let length = block[1].min(buffer.len());
+    let length = usize::from_le(block[1]).min(buffer.len());
     core::str::from_utf8(&buffer[..length]).unwrap_or("")
 }
 
@@ -213,4 +238,52 @@ pub fn exit(success: bool) -> ! {
 fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
     println!("panic: {info}");
     exit(false)
+}
+
+/// `Mode::file_name` with the NUL semihosting wants.
+fn c_name(mode: Mode, buffer: &mut [u8; 32]) -> Option<&str> {
+    let name = mode.file_name().as_bytes();
+    let with_nul = buffer.get_mut(..name.len() + 1)?;
+    let (text, nul) = with_nul.split_at_mut(name.len());
+    text.copy_from_slice(name);
+    nul.fill(0);
+    core::str::from_utf8(with_nul).ok()
+}
+
+/// Traces the boot in `mode` into the mode's file in QEMU's working directory and prints what
+/// it traced; returns whether all went well.
+fn trace_to_file(mode: Mode) -> bool {
+    let mut name = [0; 32];
+    let Some(name) = c_name(mode, &mut name) else {
+        return false;
+    };
+    let mut file = match HostFile::create(name) {
+        Ok(file) => file,
+        Err(error) => {
+            println!("{}: {error:?}", mode.file_name());
+            return false;
+        }
+    };
+    let traced = boot_trace(mode, &mut file);
+    let closed = file.close();
+    match (traced, closed) {
+        (Ok(summary), Ok(())) => {
+            println!("{}: {summary:?}", mode.file_name());
+            true
+        }
+        (traced, closed) => {
+            println!("{}: {traced:?} {closed:?}", mode.file_name());
+            false
+        }
+    }
+}
+
+/// The boot firmware: traces the boot in every mode, each into its .etl file, then stops QEMU
+/// with status 0, or 1 if anything failed.
+pub fn trace_boot_and_exit() -> ! {
+    let mut success = true;
+    for mode in Mode::ALL {
+        success &= trace_to_file(mode);
+    }
+    exit(success)
 }
