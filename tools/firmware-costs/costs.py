@@ -50,6 +50,11 @@ MANIFEST = ROOT / "firmware" / "qemu" / "Cargo.toml"
 TARGET_DIR = ROOT / "target" / "firmware"
 TARGET = "thumbv7em-none-eabihf"
 MACHINE = "mps2-an386"
+# The other cores, measured in the fw-s profile: (core, target, QEMU machine).
+OTHER_CORES = [
+    ("Cortex-M3", "thumbv7m-none-eabi", "lm3s6965evb"),
+    ("Cortex-M0", "thumbv6m-none-eabi", "microbit"),
+]
 ICOUNT = "shift=10,align=off,sleep=off"
 
 # (profile, what it sets); the first two are firmware/qemu/Cargo.toml's, the last cargo's own.
@@ -89,26 +94,27 @@ def setup():
     installed = subprocess.run(
         ["rustup", "target", "list", "--installed"], check=True, capture_output=True, text=True
     ).stdout.split()
-    if TARGET not in installed:
-        run(["rustup", "target", "add", TARGET])
+    for target in [TARGET] + [target for _, target, _ in OTHER_CORES]:
+        if target not in installed:
+            run(["rustup", "target", "add", target])
     if shutil.which("qemu-system-arm") is None:
         env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
         run(["apt-get", "update", "-qq"])
         run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", "qemu-system-arm"], env=env)
 
 
-def build(profile):
+def build(profile, target=TARGET):
     run(
         ["cargo", "build", "--quiet", "--manifest-path", str(MANIFEST), "--target-dir",
-         str(TARGET_DIR), "--profile", profile, "--target", TARGET,
+         str(TARGET_DIR), "--profile", profile, "--target", target,
          "--bin", "costs", "--bin", "image-traced", "--bin", "image-plain"]
     )
-    return TARGET_DIR / TARGET / profile
+    return TARGET_DIR / target / profile
 
 
-def qemu(elf, *extra, semihosting_args=(), cwd=None):
+def qemu(elf, *extra, semihosting_args=(), cwd=None, machine=MACHINE):
     config = "enable=on,target=native" + "".join(f",arg={arg}" for arg in semihosting_args)
-    command = ["qemu-system-arm", "-M", MACHINE, "-nographic", "-semihosting-config", config,
+    command = ["qemu-system-arm", "-M", machine, "-nographic", "-semihosting-config", config,
                "-icount", ICOUNT, *extra, "-kernel", str(elf)]
     result = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=cwd)
     if result.returncode != 0:
@@ -116,10 +122,10 @@ def qemu(elf, *extra, semihosting_args=(), cwd=None):
     return result.stdout
 
 
-def measure(elf):
+def measure(elf, machine=MACHINE):
     """{case: (instructions, stack bytes)} and the ticks per instruction."""
     raw = {}
-    for line in qemu(elf, semihosting_args=("costs",)).splitlines():
+    for line in qemu(elf, semihosting_args=("costs",), machine=machine).splitlines():
         fields = line.split()
         if len(fields) == 4 and fields[0] == "case":
             raw[fields[1]] = (int(fields[2]), int(fields[3]))
@@ -224,6 +230,20 @@ def main():
         }
         if profile == "fw-s":
             results[profile]["crosscheck"] = crosscheck(out / "costs", per_instruction)
+    cores = {}
+    for core, target, machine in OTHER_CORES:
+        out = build("fw-s", target)
+        figures, per_instruction, overhead = measure(out / "costs", machine)
+        cores[core] = {
+            "target": target,
+            "machine": machine,
+            "figures": figures,
+            "ticks_per_instruction": per_instruction,
+            "overhead_instructions": overhead,
+            "image_traced": footprint(out / "image-traced"),
+            "image_plain": footprint(out / "image-plain"),
+        }
+    results["other_cores"] = cores
     if as_json:
         print(json.dumps(results, indent=1))
         return
@@ -240,23 +260,20 @@ def main():
             cells.append(f"≤ {stack}" if stack <= 32 else f"{stack}")
         print(f"| {label} | " + " | ".join(cells) + " |")
     print()
-    print("| image | " + " | ".join(f"{p}: code | {p}: .data | {p}: .bss | {p}: flash | {p}: RAM"
-                                   for p, _ in PROFILES) + " |")
-    print("|" + "---|" * (1 + 5 * len(PROFILES)))
-    rows = {}
-    for image in ("image_traced", "image_plain"):
-        rows[image] = []
-        for profile, _ in PROFILES:
+    print("| profile | image | code | .data | .bss | flash | RAM |")
+    print("|---|---|---|---|---|---|---|")
+    for profile, _ in PROFILES:
+        rows = {}
+        for image in ("image_traced", "image_plain"):
             flash, ram, detail = results[profile][image]
-            data, bss = detail.get(".data", 0), detail.get(".bss", 0) + detail.get(".uninit", 0)
-            rows[image].append((flash - data, data, bss, flash, ram))
-    for image, label in (("image_traced", "image-traced"), ("image_plain", "image-plain")):
-        cells = [str(value) for figures in rows[image] for value in figures]
-        print(f"| {label} | " + " | ".join(cells) + " |")
-    cells = [f"**{traced - plain}**"
-             for figures, figures0 in zip(rows["image_traced"], rows["image_plain"])
-             for traced, plain in zip(figures, figures0)]
-    print("| the library (difference) | " + " | ".join(cells) + " |")
+            data = detail.get(".data", 0)
+            bss = detail.get(".bss", 0) + detail.get(".uninit", 0)
+            rows[image] = (flash - data, data, bss, flash, ram)
+        print(f"| {profile} | image-traced | " + " | ".join(map(str, rows["image_traced"])) + " |")
+        print(f"| {profile} | image-plain | " + " | ".join(map(str, rows["image_plain"])) + " |")
+        difference = (a - b for a, b in zip(rows["image_traced"], rows["image_plain"]))
+        print(f"| {profile} | **the library** | "
+              + " | ".join(f"**{value}**" for value in difference) + " |")
     print()
     for profile, _ in PROFILES:
         print(f"- {profile}: measurement overhead "
@@ -267,6 +284,26 @@ def main():
           f"{check['log_instructions']} instructions in QEMU's execution log, "
           f"{check['systick_instructions']:.2f} from SysTick "
           f"(overhead {check['log_overhead']} in the log, {check['systick_overhead']:.2f} from SysTick)")
+    print()
+    columns = [("Cortex-M4", results["fw-s"])] + list(cores.items())
+    print("The fw-s profile on each core: "
+          + "; ".join(f"{core} ({data.get('target', TARGET)}, QEMU {data.get('machine', MACHINE)}, "
+                      f"{data['ticks_per_instruction']:.3f} SysTick ticks per instruction)"
+                      for core, data in columns) + ".\n")
+    print("| call | " + " | ".join(f"{core}: instructions | {core}: stack" for core, _ in columns)
+          + " |")
+    print("|" + "---|" * (1 + 2 * len(columns)))
+    for case, label in CASES:
+        cells = []
+        for _, data in columns:
+            instructions, stack = data["figures"][case]
+            cells += [f"{instructions:.0f}", f"≤ {stack}" if stack <= 32 else f"{stack}"]
+        print(f"| {label} | " + " | ".join(cells) + " |")
+    cells = []
+    for _, data in columns:
+        (flash, ram, _), (flash0, ram0, _) = data["image_traced"], data["image_plain"]
+        cells += [f"flash {flash - flash0}", f"RAM {ram - ram0}"]
+    print("| the library in image-traced | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":

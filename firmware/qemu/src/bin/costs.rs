@@ -75,7 +75,12 @@ fn empty(bench: &mut Bench) -> u32 {
 fn nops(bench: &mut Bench) -> u32 {
     // SAFETY: ten thousand `NOP`s: no memory, no registers, no flags.
     unsafe {
-        core::arch::asm!(".rept 10000", "nop", ".endr", options(nomem, nostack, preserves_flags));
+        core::arch::asm!(
+            ".rept 10000",
+            "nop",
+            ".endr",
+            options(nomem, nostack, preserves_flags)
+        );
     }
     bench.class as u32
 }
@@ -265,7 +270,8 @@ fn main() -> ! {
     systick.enable_counter();
 
     let mut provider = Provider::<2>::new(Bitness::Bits32);
-    let (Ok(class), Ok(_parent_class)) = (provider.register(CLASS), provider.register(PARENT_CLASS))
+    let (Ok(class), Ok(_parent_class)) =
+        (provider.register(CLASS), provider.register(PARENT_CLASS))
     else {
         exit(false)
     };
@@ -308,14 +314,54 @@ fn main() -> ! {
 
     case("empty", bench, |_| {}, empty);
     case("nops", bench, |_| {}, nops);
-    case("instance-0", bench, |b| instance_case(b, 0, false), trace_event_instance);
-    case("instance-16", bench, |b| instance_case(b, 16, false), trace_event_instance);
-    case("instance-64", bench, |b| instance_case(b, 64, false), trace_event_instance);
-    case("instance-256", bench, |b| instance_case(b, 256, false), trace_event_instance);
-    case("instance-0-parent", bench, |b| instance_case(b, 0, true), trace_event_instance);
-    case("instance-16-parent", bench, |b| instance_case(b, 16, true), trace_event_instance);
-    case("instance-64-parent", bench, |b| instance_case(b, 64, true), trace_event_instance);
-    case("instance-256-parent", bench, |b| instance_case(b, 256, true), trace_event_instance);
+    case(
+        "instance-0",
+        bench,
+        |b| instance_case(b, 0, false),
+        trace_event_instance,
+    );
+    case(
+        "instance-16",
+        bench,
+        |b| instance_case(b, 16, false),
+        trace_event_instance,
+    );
+    case(
+        "instance-64",
+        bench,
+        |b| instance_case(b, 64, false),
+        trace_event_instance,
+    );
+    case(
+        "instance-256",
+        bench,
+        |b| instance_case(b, 256, false),
+        trace_event_instance,
+    );
+    case(
+        "instance-0-parent",
+        bench,
+        |b| instance_case(b, 0, true),
+        trace_event_instance,
+    );
+    case(
+        "instance-16-parent",
+        bench,
+        |b| instance_case(b, 16, true),
+        trace_event_instance,
+    );
+    case(
+        "instance-64-parent",
+        bench,
+        |b| instance_case(b, 64, true),
+        trace_event_instance,
+    );
+    case(
+        "instance-256-parent",
+        bench,
+        |b| instance_case(b, 256, true),
+        trace_event_instance,
+    );
     case(
         "filtered-out",
         bench,
