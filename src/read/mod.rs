@@ -3,6 +3,7 @@
 //!
 //! Built on [`wire`](crate::wire) only; nothing here uses the `write` layer.
 
+pub(crate) mod clock;
 pub(crate) mod error;
 pub(crate) mod etl;
 pub(crate) mod events;
@@ -10,6 +11,8 @@ pub(crate) mod instance_tree;
 pub mod plain_lz77;
 pub(crate) mod trace_buffer;
 
+pub use clock::TraceClock;
+pub use error::ClockError;
 pub use error::{BufferPosition, InstanceTreeFull, Lz77Error, ReadError, ReadErrorKind};
 pub use etl::{EtlBuffer, EtlBuffers, EtlFile, MAX_BUFFER_SIZE};
 pub use events::{Event, EventKind, Events};

@@ -418,7 +418,11 @@ mod tests {
         // FILETIMEs from Python's `datetime` (an independent calendar): `(t - datetime(1601, 1,
         // 1))` in 100 ns units; the last from the documented FILETIME maximum.
         let table = [
-            (0, utc(1601, 1, 1, (0, 0, 0), 0), "1601-01-01T00:00:00.0000000Z"),
+            (
+                0,
+                utc(1601, 1, 1, (0, 0, 0), 0),
+                "1601-01-01T00:00:00.0000000Z",
+            ),
             (
                 314_496_000_000_000,
                 utc(1601, 12, 31, (0, 0, 0), 0),
@@ -465,7 +469,11 @@ mod tests {
                 utc(30828, 9, 14, (2, 48, 5), 4_775_807),
                 "+30828-09-14T02:48:05.4775807Z",
             ),
-            (-1, utc(1600, 12, 31, (23, 59, 59), 9_999_999), "1600-12-31T23:59:59.9999999Z"),
+            (
+                -1,
+                utc(1600, 12, 31, (23, 59, 59), 9_999_999),
+                "1600-12-31T23:59:59.9999999Z",
+            ),
         ];
         for (filetime, expected, text) in table {
             let date = UtcDateTime::from_filetime(filetime);
@@ -477,7 +485,10 @@ mod tests {
         assert_eq!(earliest.year, -27627);
         assert_eq!(earliest.to_filetime(), Some(i64::MIN));
         assert!(std::format!("{earliest}").starts_with("-27627-"));
-        assert_eq!(std::format!("{}", utc(-1, 1, 1, (0, 0, 0), 0)), "-0001-01-01T00:00:00.0000000Z");
+        assert_eq!(
+            std::format!("{}", utc(-1, 1, 1, (0, 0, 0), 0)),
+            "-0001-01-01T00:00:00.0000000Z"
+        );
     }
 
     #[test]
@@ -515,7 +526,20 @@ mod tests {
         };
         let days_before_year = |year: i64| 365 * year + leap_days_before(year);
         let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
-        let lengths = [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+        let lengths = [
+            31,
+            if leap { 29 } else { 28 },
+            31,
+            30,
+            31,
+            30,
+            31,
+            31,
+            30,
+            31,
+            30,
+            31,
+        ];
         let before_month: i64 = lengths[..usize::from(month - 1)].iter().sum();
         days_before_year(year) - days_before_year(1970) + before_month + i64::from(day) - 1
     }
