@@ -341,7 +341,8 @@ mod tests {
             if let (Some(early), Some(late)) = (clock.to_filetime(early), clock.to_filetime(late)) {
                 prop_assert!(early <= late);
             }
-            // The exact value: the largest FILETIME t with (t - StartTime) × F <= (raw - r0) × 10^7.
+            // The exact value: the largest FILETIME t with
+            // (t - StartTime) × F <= (raw - r0) × 10^7.
             if let Some(filetime) = clock.to_filetime(a) {
                 let elapsed = (i128::from(a) - i128::from(reference)) * 10_000_000;
                 let f = i128::from(ticks_per_second);

@@ -9,6 +9,7 @@ pub(crate) mod etl;
 pub(crate) mod events;
 pub(crate) mod instance_tree;
 pub mod plain_lz77;
+pub(crate) mod time_order;
 pub(crate) mod trace_buffer;
 
 pub use clock::TraceClock;
@@ -17,4 +18,5 @@ pub use error::{BufferPosition, InstanceTreeFull, Lz77Error, ReadError, ReadErro
 pub use etl::{EtlBuffer, EtlBuffers, EtlFile, MAX_BUFFER_SIZE};
 pub use events::{Event, EventKind, Events};
 pub use instance_tree::{InstanceKey, InstanceNode, InstanceTree};
+pub use time_order::{BufferOrder, MergeCursor, ProcessorOrder, TimeOrder};
 pub use trace_buffer::{ClassicEvents, DeliveredEvent, TraceBuffer};
