@@ -154,7 +154,7 @@ where
         let mut live = 0;
         for at in 0..cursors.len() {
             if cursors.get(at).is_some_and(|cursor| cursor.head.is_some()) {
-                cursors.swap(live, at);
+                swap(cursors, live, at);
                 // live <= at < len.
                 #[allow(clippy::arithmetic_side_effects)]
                 {
@@ -182,6 +182,17 @@ fn earlier<Id: Ord, I>(a: &MergeCursor<'_, Id, I>, b: &MergeCursor<'_, Id, I>) -
     (a.key, &a.id) < (b.key, &b.id)
 }
 
+/// Swaps the items at `low` and `high` (`low <= high`) of `items`; does nothing when either is
+/// out of range. (`slice::swap` would do the same for indices in range, but may keep a panic
+/// path where the optimiser cannot see that they are.)
+fn swap<T>(items: &mut [T], low: usize, high: usize) {
+    if let Some((before, from_high)) = items.split_at_mut_checked(high) {
+        if let (Some(low), Some(high)) = (before.get_mut(low), from_high.first_mut()) {
+            core::mem::swap(low, high);
+        }
+    }
+}
+
 /// Restores the heap order below `at`, whose cursor may have moved later: swaps it with its
 /// earlier child until neither child is earlier.
 fn sift_down<Id: Ord, I>(heap: &mut [MergeCursor<'_, Id, I>], mut at: usize) {
@@ -199,7 +210,7 @@ fn sift_down<Id: Ord, I>(heap: &mut [MergeCursor<'_, Id, I>], mut at: usize) {
         };
         match (heap.get(child), heap.get(at)) {
             (Some(child_cursor), Some(cursor)) if earlier(child_cursor, cursor) => {
-                heap.swap(at, child);
+                swap(heap, at, child);
                 at = child;
             }
             _ => return,
@@ -229,7 +240,7 @@ where
             let Some(last) = self.live.checked_sub(1) else {
                 return Some((id, item));
             };
-            heap.swap(0, last);
+            swap(heap, 0, last);
             self.live = last;
             if let Some(heap) = heap.get_mut(..last) {
                 sift_down(heap, 0);
