@@ -10,6 +10,7 @@
 //! `tests/common/mod.rs`). Under Miri the traces over 100 KB are skipped on purpose.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::OnceLock;
 
 use etw_classic::{
     read::{BufferOrder, BufferPosition, MergeCursor, ProcessorOrder, TimeOrder, TraceClock},
@@ -51,6 +52,44 @@ impl Buffer {
     fn events(&self) -> Events<'_> {
         Events::in_buffer(&self.events, Some(self.position))
     }
+}
+
+/// A trace and its buffers, decompressed.
+struct Loaded {
+    bytes: Vec<u8>,
+    buffers: Vec<Buffer>,
+}
+
+impl Loaded {
+    fn file(&self) -> EtlFile<'_> {
+        EtlFile::parse(&self.bytes).unwrap()
+    }
+}
+
+/// The trace `name` with its buffers decompressed, read once for all the tests of this file
+/// (the five traces in parallel); `None` when it is skipped (see [`trace`]).
+fn loaded(name: &str) -> Option<&'static Loaded> {
+    static LOADED: OnceLock<Vec<Option<Loaded>>> = OnceLock::new();
+    let all = LOADED.get_or_init(|| {
+        std::thread::scope(|scope| {
+            let threads: Vec<_> = TRACES
+                .iter()
+                .map(|&name| {
+                    scope.spawn(move || {
+                        let bytes = trace(name)?;
+                        let buffers = buffers(&EtlFile::parse(&bytes).unwrap());
+                        Some(Loaded { bytes, buffers })
+                    })
+                })
+                .collect();
+            threads
+                .into_iter()
+                .map(|thread| thread.join().unwrap())
+                .collect()
+        })
+    });
+    let at = TRACES.iter().position(|&trace| trace == name).unwrap();
+    all[at].as_ref()
 }
 
 /// Every buffer of `file`, in file order.
@@ -111,11 +150,10 @@ fn time_order(buffers: &[Buffer]) -> Vec<(usize, usize, Option<i64>)> {
 fn merging_every_buffer_yields_every_event_once_in_time_order() {
     let mut total = 0;
     for name in TRACES {
-        let Some(bytes) = trace(name) else {
+        let Some(loaded) = loaded(name) else {
             continue;
         };
-        let file = EtlFile::parse(&bytes).unwrap();
-        let buffers = buffers(&file);
+        let buffers = &loaded.buffers;
         let in_file = file_order(&buffers);
         let merged = time_order(&buffers);
 
@@ -150,11 +188,10 @@ fn merging_every_buffer_yields_every_event_once_in_time_order() {
 
 #[test]
 fn gcevents_in_time_order_is_not_file_order() {
-    let Some(bytes) = trace("gcevents.etl") else {
+    let Some(loaded) = loaded("gcevents.etl") else {
         return;
     };
-    let file = EtlFile::parse(&bytes).unwrap();
-    let buffers = buffers(&file);
+    let buffers = &loaded.buffers;
     // Stored order: the header buffer, then SequenceNumbers 2, 3, 4 and 1 last.
     let stored: Vec<(usize, i64, u16)> = buffers
         .iter()
@@ -188,11 +225,10 @@ fn gcevents_in_time_order_is_not_file_order() {
 #[test]
 fn each_processors_buffers_continue_its_time_order() {
     for name in TRACES {
-        let Some(bytes) = trace(name) else {
+        let Some(loaded) = loaded(name) else {
             continue;
         };
-        let file = EtlFile::parse(&bytes).unwrap();
-        let mut buffers = buffers(&file);
+        let mut buffers: Vec<&Buffer> = loaded.buffers.iter().collect();
         buffers.sort_unstable_by_key(|buffer| buffer.processor_order);
         // EVENT-HEADERS.md §7: per processor, buffers by SequenceNumber, events non-decreasing.
         let mut violations = 0;
@@ -225,7 +261,7 @@ fn each_processors_buffers_continue_its_time_order() {
         let merged: Vec<Option<i64>> = TimeOrder::new(&mut cursors)
             .map(|(_, item)| item.unwrap().timestamp())
             .collect();
-        assert_eq!(merged.len(), file_order(&buffers).len(), "{name}");
+        assert_eq!(merged.len(), file_order(&loaded.buffers).len(), "{name}");
         assert!(merged.windows(2).all(|pair| pair[0] <= pair[1]), "{name}");
     }
 }
@@ -233,10 +269,10 @@ fn each_processors_buffers_continue_its_time_order() {
 #[test]
 fn the_header_event_converts_to_start_time_and_the_first_event_to_it_within_a_microsecond() {
     for name in TRACES {
-        let Some(bytes) = trace(name) else {
+        let Some(loaded) = loaded(name) else {
             continue;
         };
-        let file = EtlFile::parse(&bytes).unwrap();
+        let file = loaded.file();
         let clock = TraceClock::from_etl(&file).unwrap();
         let start_time = file.logfile_header.start_time();
         // All samples: QPC at 10 MHz.
@@ -246,8 +282,7 @@ fn the_header_event_converts_to_start_time_and_the_first_event_to_it_within_a_mi
             Some(start_time)
         );
 
-        let buffers = buffers(&file);
-        let times: Vec<(usize, i64)> = file_order(&buffers)
+        let times: Vec<(usize, i64)> = file_order(&loaded.buffers)
             .into_iter()
             .map(|(buffer, _, timestamp)| (buffer, clock.to_filetime(timestamp.unwrap()).unwrap()))
             .collect();
@@ -310,10 +345,10 @@ fn filetimes_equal_dissect_etls() {
     let mut compared = 0;
     for expected in traces {
         let name = expected["file"].as_str().unwrap();
-        let Some(bytes) = trace(name) else {
+        let Some(loaded) = loaded(name) else {
             continue;
         };
-        let file = EtlFile::parse(&bytes).unwrap();
+        let file = loaded.file();
         let clock = TraceClock::from_etl(&file).unwrap();
         assert_eq!(clock.start_time(), expected["start_time"].as_i64().unwrap());
         assert_eq!(
@@ -328,7 +363,7 @@ fn filetimes_equal_dissect_etls() {
             u64::from(file.logfile_header.reserved_flags().0),
             expected["reserved_flags"].as_u64().unwrap()
         );
-        let buffers = buffers(&file);
+        let buffers = &loaded.buffers;
         for sample in expected["buffers"].as_array().unwrap() {
             let index = usize::try_from(sample["buffer"].as_u64().unwrap()).unwrap();
             let events: BTreeMap<usize, Event<'_>> = buffers[index]
@@ -367,11 +402,10 @@ fn filetimes_equal_dissect_etls() {
 fn timestamps_are_the_decoded_headers_fields() {
     let mut kinds: BTreeMap<HeaderType, usize> = BTreeMap::new();
     for name in TRACES {
-        let Some(bytes) = trace(name) else {
+        let Some(loaded) = loaded(name) else {
             continue;
         };
-        let file = EtlFile::parse(&bytes).unwrap();
-        for buffer in buffers(&file) {
+        for buffer in &loaded.buffers {
             for event in buffer.events() {
                 let event = event.unwrap();
                 let decoded = match event.kind() {

@@ -1,5 +1,6 @@
 //! The consumer side: an .etl file's buffers, their decompression, the walk over a buffer's
-//! events, each classic event delivered as an `EVENT_TRACE`, and the instance tree.
+//! events, each classic event delivered as an `EVENT_TRACE`, the instance tree, the session's
+//! clock (raw timestamps as FILETIME and UTC) and the time-ordered merge of many buffers.
 //!
 //! Built on [`wire`](crate::wire) only; nothing here uses the `write` layer.
 
