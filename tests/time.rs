@@ -154,8 +154,8 @@ fn merging_every_buffer_yields_every_event_once_in_time_order() {
             continue;
         };
         let buffers = &loaded.buffers;
-        let in_file = file_order(&buffers);
-        let merged = time_order(&buffers);
+        let in_file = file_order(buffers);
+        let merged = time_order(buffers);
 
         // Every event exactly once.
         assert_eq!(merged.len(), in_file.len(), "{name}");
@@ -207,8 +207,8 @@ fn gcevents_in_time_order_is_not_file_order() {
         stored,
         [(0, 0, 0), (1, 2, 7), (2, 3, 6), (3, 4, 2), (4, 1, 4)]
     );
-    let merged = time_order(&buffers);
-    assert_ne!(merged, file_order(&buffers));
+    let merged = time_order(buffers);
+    assert_ne!(merged, file_order(buffers));
     // In time order the last buffer stored (SequenceNumber 1, processor 4) starts right after
     // the header buffer, before the three stored before it.
     let mut first_seen = Vec::new();
