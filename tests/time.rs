@@ -180,7 +180,7 @@ fn merging_every_buffer_yields_every_event_once_in_time_order() {
         total += merged.len();
     }
     eprintln!("{total} events merged");
-    if common::traces_required() {
+    if common::traces_required() && !cfg!(miri) {
         // The sum of dissect.etl's counts in tests/data/perfview-full-headers.json.
         assert_eq!(total, 347_873);
     }
@@ -339,6 +339,12 @@ fn dissect_filetimes() -> serde_json::Value {
 
 #[test]
 fn filetimes_equal_dissect_etls() {
+    if cfg!(miri) {
+        // Parsing the quarter-megabyte of JSON alone takes minutes under Miri; the values are
+        // host-independent, and the other tests read the same timestamps on big-endian.
+        eprintln!("SKIPPED under Miri: the dissect.etl figures");
+        return;
+    }
     let json = dissect_filetimes();
     let traces = json["traces"].as_array().unwrap();
     assert_eq!(traces.len(), 5);
@@ -393,7 +399,7 @@ fn filetimes_equal_dissect_etls() {
         }
     }
     eprintln!("{compared} events compared with dissect.etl");
-    if common::traces_required() {
+    if common::traces_required() && !cfg!(miri) {
         assert_eq!(compared, 6381);
     }
 }
