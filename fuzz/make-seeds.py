@@ -691,6 +691,74 @@ def perfview_seeds(traces):
     return walk, files
 
 
+# --- time_order -----------------------------------------------------------------------------
+
+TIME_ORDER_MAX_LEN = (1 << 16) + 64
+
+
+def timed_full(timestamp, salt=0):
+    """A FULL_HEADER64 event whose TimeStamp (@0x10) is timestamp."""
+    event = bytearray(full_event(FULL64, filler(salt % 9, salt), salt=salt))
+    struct.pack_into("<q", event, 0x10, timestamp)
+    return bytes(event)
+
+
+def timed_message(option_flags, fields):
+    """A message event (marker byte 3 = 0x90) with its OptionFlags and optional fields."""
+    size = 8 + len(fields)
+    return struct.pack("<HBBHH", size, 0, TRACE_MESSAGE_MARKER, 7, option_flags) + fields
+
+
+def time_order_input(runs, sort=False, clock_type=1, frequency=10_000_000,
+                     start_time=132_404_548_206_236_167, reference=5_000_000_000):
+    """The time_order input: control byte, clock fields, the runs' lengths but the last's, then
+    the runs' bytes one after the other."""
+    assert 1 <= len(runs) <= 8
+    control = (len(runs) - 1) | (8 if sort else 0) | (clock_type << 4)
+    head = struct.pack("<BQqq", control, frequency, start_time, reference)
+    cuts = b"".join(struct.pack("<H", len(run)) for run in runs[:-1])
+    return head + cuts + b"".join(runs)
+
+
+def time_order_seeds():
+    sorted_runs = [
+        pack_events([timed_full(t, salt=i) for i, t in enumerate(run)]) + END_MARK
+        for run in ([10, 30, 30, 50], [20, 30, 40], [5, 30], [], [60])
+    ]
+    families = pack_events(every_family()) + END_MARK
+    message = pack_events([
+        timed_message(0x08, struct.pack("<q", 25)),
+        timed_message(0x2B, struct.pack("<I", 1) + guid(1) + struct.pack("<q", 26) + bytes(8)),
+        timed_message(0x0C, struct.pack("<Iq", 9, 27)),
+        timed_message(0x0E, guid(2) + struct.pack("<q", 28)),
+        timed_message(0x22, guid(3)),
+    ]) + END_MARK
+    errors = walk_errors()
+    return [
+        time_order_input(sorted_runs),
+        time_order_input(sorted_runs[:3], sort=True, clock_type=3, frequency=3192),
+        time_order_input([families, sorted_runs[0], message], clock_type=2),
+        time_order_input([message, families], sort=True, clock_type=0, frequency=0),
+        time_order_input(errors[:4] + sorted_runs[:2] + [message], frequency=3_579_545),
+        time_order_input([families] * 8, sort=True, start_time=-1, reference=-(1 << 63)),
+        time_order_input([b""], clock_type=1, frequency=1, start_time=(1 << 63) - 1),
+    ]
+
+
+def perfview_time_order_seeds(traces):
+    """The events of up to four data buffers of each trace (decompressed), each cut to 16 KiB,
+    one run per buffer."""
+    seeds = []
+    for path in traces:
+        buffers = etl_buffers(path.read_bytes())[1:5]
+        runs = [uncompressed(buffer)[BUFFER_HEADER_LEN:][:1 << 14] for _, buffer in buffers]
+        if runs:
+            seed = time_order_input(runs, clock_type=1)
+            assert len(seed) <= TIME_ORDER_MAX_LEN
+            seeds.append(seed)
+    return seeds
+
+
 def write_corpus(target, seeds, prefix="seed-"):
     directory = CORPUS / target
     directory.mkdir(parents=True, exist_ok=True)
@@ -734,10 +802,12 @@ def main():
     write_corpus("plain_lz77", plain_lz77_seeds())
     write_corpus("trace_buffer_walk", trace_buffer_walk_seeds())
     write_corpus("etl_reader", etl_reader_seeds())
+    write_corpus("time_order", time_order_seeds())
     if traces is not None:
         walk, files = perfview_seeds(traces)
         write_corpus("trace_buffer_walk", walk, prefix="perfview-")
         write_corpus("etl_reader", files, prefix="perfview-")
+        write_corpus("time_order", perfview_time_order_seeds(traces), prefix="perfview-")
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@
 
 use crate::wire::codes::HeaderType;
 use crate::wire::error::CodecError;
+use crate::wire::file::trace_logfile_header::ClockType;
 use crate::wire::file::wmi_buffer_header::BufferFlags;
 
 /// Where a buffer lies in an .etl file: its index, counting from 0 (the logfile header's
@@ -449,3 +450,54 @@ impl core::fmt::Display for InstanceTreeFull {
 }
 
 impl core::error::Error for InstanceTreeFull {}
+
+/// A `TRACE_LOGFILE_HEADER` whose clock cannot turn raw timestamps into time
+/// ([`TraceClock::new`](crate::read::TraceClock::new)): which member, what was expected, what
+/// was found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum ClockError {
+    /// `ReservedFlags` names no clock whose frequency the header gives: 0
+    /// ([`ClockType::RAW`]) or a value no source documents.
+    UnsupportedClockType {
+        /// The `ReservedFlags` found.
+        clock_type: ClockType,
+    },
+    /// The member that gives the clock's frequency (`PerfFreq` for the query performance
+    /// counter, `CpuSpeedInMHz` for the CPU cycle counter) is zero or negative.
+    FrequencyNotPositive {
+        /// The clock type, which names the member.
+        clock_type: ClockType,
+        /// The value found in that member.
+        found: i64,
+    },
+}
+
+impl core::fmt::Display for ClockError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match *self {
+            Self::UnsupportedClockType { clock_type } => write!(
+                f,
+                "TRACE_LOGFILE_HEADER.ReservedFlags: expected a clock type of 1 (query \
+                 performance counter), 2 (system time) or 3 (CPU cycle counter), found {}",
+                clock_type.0
+            ),
+            Self::FrequencyNotPositive { clock_type, found } => {
+                let member = if clock_type == ClockType::CPU_CYCLE_COUNTER {
+                    "CpuSpeedInMHz"
+                } else {
+                    "PerfFreq"
+                };
+                write!(
+                    f,
+                    "TRACE_LOGFILE_HEADER.{member}: expected a positive frequency for clock type \
+                     {}, found {found}",
+                    clock_type.0
+                )
+            }
+        }
+    }
+}
+
+impl core::error::Error for ClockError {}

@@ -135,6 +135,120 @@ impl<'a> Iterator for Events<'a> {
 
 impl FusedIterator for Events<'_> {}
 
+/// Where the raw timestamp (an `i64`) sits in each header kind that has one at a fixed offset.
+mod timestamp_at {
+    /// `EVENT_TRACE_HEADER.TimeStamp` (evntrace.h; LAYOUTS.md), also in
+    /// `EVENT_INSTANCE_GUID_HEADER`, which starts with the same 0x30 bytes.
+    pub(super) const FULL_OR_INSTANCE: usize = 0x10;
+    /// `SYSTEM_TRACE_HEADER.SystemTime` and the `COMPACT` header's `SystemTime` (ntwmi.h;
+    /// EVENT-HEADERS.md §3).
+    pub(super) const SYSTEM_OR_COMPACT: usize = 0x10;
+    /// `PERFINFO_TRACE_HEADER.SystemTime` (ntwmi.h, the `PERFINFO_TIMESTAMP` union right after
+    /// the packet; EVENT-HEADERS.md §3).
+    pub(super) const PERFINFO: usize = 0x08;
+    /// `EVENT_HEADER.TimeStamp` (evntcons.h, MS-DTYP 2.3.2; EVENT-HEADERS.md §1).
+    pub(super) const EVENT_HEADER: usize = 0x10;
+    /// `MESSAGE_TRACE_HEADER.Packet.OptionFlags`, a `u16` (ntwmi.h; EVENT-HEADERS.md §4).
+    pub(super) const MESSAGE_OPTION_FLAGS: usize = 0x06;
+    /// Where a message's optional fields start: right after its 8-byte header.
+    pub(super) const MESSAGE_FIELDS: usize = 0x08;
+}
+
+/// The `TRACE_MESSAGE_*` option flags (evntrace.h) that decide where a message's time stamp is.
+mod message_option {
+    /// `TRACE_MESSAGE_SEQUENCE`: a `u32` sequence number comes first.
+    pub(super) const SEQUENCE: u16 = 0x01;
+    /// `TRACE_MESSAGE_GUID`: then the 16-byte message GUID.
+    pub(super) const GUID: u16 = 0x02;
+    /// `TRACE_MESSAGE_COMPONENTID`: or, instead of the GUID, a `u32` component id.
+    pub(super) const COMPONENT_ID: u16 = 0x04;
+    /// `TRACE_MESSAGE_TIMESTAMP`: then the `i64` time stamp.
+    pub(super) const TIMESTAMP: u16 = 0x08;
+}
+
+impl Event<'_> {
+    /// The event's raw timestamp: the value its header holds, in the session's clock (convert
+    /// it with [`TraceClock`](crate::read::TraceClock)), read straight from the bytes at the
+    /// offset its [`header_type`](Self::header_type) puts it, without decoding the header.
+    ///
+    /// | header type | field | offset | source |
+    /// |---|---|---|---|
+    /// | `FULL_HEADER32/64`, `INSTANCE32/64` | `TimeStamp` | 0x10 | evntrace.h `EVENT_TRACE_HEADER` (LAYOUTS.md) |
+    /// | `SYSTEM32/64`, `COMPACT32/64` | `SystemTime` | 0x10 | ntwmi.h (EVENT-HEADERS.md §3) |
+    /// | `PERFINFO32/64` | `SystemTime` | 0x08 | ntwmi.h `PERFINFO_TRACE_HEADER` (EVENT-HEADERS.md §3) |
+    /// | `EVENT_HEADER32/64` | `TimeStamp` | 0x10 | evntcons.h, MS-DTYP 2.3.2 (EVENT-HEADERS.md §1) |
+    /// | `MESSAGE` | time stamp, when `OptionFlags` (`u16` @0x06) has `TRACE_MESSAGE_TIMESTAMP` (0x08) | 8, + 4 with `TRACE_MESSAGE_SEQUENCE` (0x01), + 16 with `TRACE_MESSAGE_GUID` (0x02) or + 4 with `TRACE_MESSAGE_COMPONENTID` (0x04) | docs:TraceMessage field order, packed (EVENT-HEADERS.md §4) |
+    ///
+    /// `None` for the kinds without a documented timestamp (`TIMED`, `ERROR`, `WNODE_HEADER`,
+    /// unknown types), for a message without `TRACE_MESSAGE_TIMESTAMP` or with both
+    /// `TRACE_MESSAGE_GUID` and `TRACE_MESSAGE_COMPONENTID` (which docs:TraceMessage says are
+    /// exclusive, so no layout is documented), and when the event's bytes end before the
+    /// timestamp does (only for an `Event` built by hand, or a message whose `Size` leaves no
+    /// room for it).
+    ///
+    /// A message's time stamp is "raw clock" unless its flags say otherwise: with
+    /// `TRACE_MESSAGE_PERFORMANCE_TIMESTAMP` (0x10) it is a QPC value, which the flags alone
+    /// do not let this method tell from the session's clock; no sample trace holds a message.
+    ///
+    /// ```
+    /// use etw_classic::Events;
+    ///
+    /// // A PERFINFO64 event (Version 2, HookId 0x1403): SystemTime at 0x08.
+    /// let mut event = [0u8; 0x18];
+    /// event[..8].copy_from_slice(&[0x02, 0x00, 0x11, 0xC0, 0x18, 0x00, 0x03, 0x14]);
+    /// event[8..16].copy_from_slice(&5_464_961_724_402i64.to_le_bytes());
+    /// let event = Events::new(&event).next().unwrap()?;
+    /// assert_eq!(event.timestamp(), Some(5_464_961_724_402));
+    /// # Ok::<(), etw_classic::ReadError>(())
+    /// ```
+    #[inline]
+    pub fn timestamp(&self) -> Option<i64> {
+        let at = match self.header_type {
+            HeaderType::FULL_HEADER32
+            | HeaderType::FULL_HEADER64
+            | HeaderType::INSTANCE32
+            | HeaderType::INSTANCE64 => timestamp_at::FULL_OR_INSTANCE,
+            HeaderType::SYSTEM32
+            | HeaderType::SYSTEM64
+            | HeaderType::COMPACT32
+            | HeaderType::COMPACT64 => timestamp_at::SYSTEM_OR_COMPACT,
+            HeaderType::PERFINFO32 | HeaderType::PERFINFO64 => timestamp_at::PERFINFO,
+            HeaderType::EVENT_HEADER32 | HeaderType::EVENT_HEADER64 => timestamp_at::EVENT_HEADER,
+            HeaderType::MESSAGE => self.message_timestamp_offset()?,
+            _ => return None,
+        };
+        let raw = self.bytes.get(at..)?.first_chunk::<8>()?;
+        Some(i64::from_le_bytes(*raw))
+    }
+
+    /// Where a message's time stamp starts, from its `OptionFlags`; `None` when it has none or
+    /// the flags name no documented layout.
+    fn message_timestamp_offset(&self) -> Option<usize> {
+        let flags = self
+            .bytes
+            .get(timestamp_at::MESSAGE_OPTION_FLAGS..)?
+            .first_chunk::<2>()?;
+        let flags = u16::from_le_bytes(*flags);
+        let has = |flag: u16| flags & flag != 0;
+        if !has(message_option::TIMESTAMP)
+            || (has(message_option::GUID) && has(message_option::COMPONENT_ID))
+        {
+            return None;
+        }
+        let sequence = if has(message_option::SEQUENCE) { 4 } else { 0 };
+        let source = if has(message_option::GUID) {
+            16
+        } else if has(message_option::COMPONENT_ID) {
+            4
+        } else {
+            0
+        };
+        // At most 8 + 4 + 16.
+        #[allow(clippy::arithmetic_side_effects)]
+        Some(timestamp_at::MESSAGE_FIELDS + sequence + source)
+    }
+}
+
 /// Recognises the event at the start of `rest` (which is at `offset`); `None` at the end of the
 /// events.
 #[inline]

@@ -51,7 +51,8 @@ pub use records::event_instance_info::{
 pub use records::event_trace::{EventTrace, EventTrace32, EventTrace64};
 pub use records::mof_field::MofField;
 pub use time::{
-    cpu_time, cpu_time_nanos, filetime_to_unix, unix_to_filetime, UnixTime, FILETIME_UNIX_EPOCH,
+    cpu_time, cpu_time_nanos, filetime_to_unix, unix_to_filetime, UnixTime, UtcDateTime,
+    FILETIME_UNIX_EPOCH,
 };
 pub use unions::{GuidOrPtr, TimesOrFlags};
 pub use utf16::{Utf16Str, Utf16Units};

@@ -204,6 +204,9 @@ open_code! {
     /// time stamps of the trace count (values of `WNODE_HEADER.ClientContext` in the SDK
     /// documentation; dissect.etl names them `PERFORMANCE_FREQ`, `FILETIME`, `CPU_FREQ`).
     pub struct ClockType(u32) {
+        /// `EVENT_TRACE_CLOCK_RAW` (ntwmi.h): raw time stamps with no frequency the header
+        /// states, which cannot be converted to time.
+        RAW = 0,
         /// Query performance counter: ticks of `PerfFreq` per second.
         QUERY_PERFORMANCE_COUNTER = 1,
         /// System time: 100-nanosecond units.

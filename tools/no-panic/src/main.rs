@@ -14,6 +14,8 @@
 use core::hint::black_box;
 use core::panic::PanicInfo;
 
+use etw_classic::read::{MergeCursor, TimeOrder, TraceClock};
+use etw_classic::wire::UtcDateTime;
 use etw_classic::{
     plain_lz77, Bitness, Class, EtlFile, EtlHeader, EventData, EventInstanceGuidHeader,
     EventInstanceHeader, EventInstanceInfo, EventKind, EventTrace, EventTraceHeader, Events, Guid,
@@ -48,6 +50,7 @@ pub extern "C" fn _start() -> ! {
     buffers(input, bitness);
     files(input, bitness, &mut output);
     provider_and_session(input, bitness);
+    time(input);
     loop {
         core::hint::spin_loop();
     }
@@ -178,4 +181,48 @@ fn provider_and_session(input: &[u8], bitness: Bitness) {
     }));
     let _ = black_box(session.discard_oldest_full());
     let _ = black_box(session.stats());
+}
+
+/// A `core::fmt::Write` that keeps only a count of what it was given.
+struct CountingWriter(usize);
+
+impl core::fmt::Write for CountingWriter {
+    fn write_str(&mut self, text: &str) -> core::fmt::Result {
+        self.0 = self.0.wrapping_add(text.len());
+        Ok(())
+    }
+}
+
+/// Raw timestamps, the clock of a logfile header, the UTC calendar and its text, and the
+/// time-ordered merge of the input's halves.
+fn time(input: &[u8]) {
+    let (first, second) = input
+        .split_at_checked(black_box(input.len() / 2))
+        .unwrap_or_default();
+    let mut cursors = [
+        MergeCursor::new(0u8, Events::new(first)),
+        MergeCursor::new(1u8, Events::new(second)),
+    ];
+    let clock = EtlFile::parse(input)
+        .ok()
+        .and_then(|file| TraceClock::from_etl(&file).ok());
+    let mut text = CountingWriter(0);
+    for (id, item) in TimeOrder::new(&mut cursors) {
+        let raw = item.ok().and_then(|event| event.timestamp());
+        let time = raw.and_then(|raw| clock.and_then(|clock| clock.to_utc(raw)));
+        if let Some(time) = time {
+            let _ = core::fmt::Write::write_fmt(&mut text, format_args!("{time}"));
+            let _ = black_box(time.to_filetime());
+        }
+        let _ = black_box(id);
+    }
+    let filetime = black_box(i64::from_le_bytes(
+        input.first_chunk::<8>().copied().unwrap_or_default(),
+    ));
+    let date = UtcDateTime::from_filetime(filetime);
+    let _ = core::fmt::Write::write_fmt(&mut text, format_args!("{date}"));
+    let _ = black_box((date.to_filetime(), text.0));
+    if let Some((header, _)) = input.split_first_chunk::<{ WmiBufferHeader::LEN }>() {
+        let _ = black_box(WmiBufferHeader::from_bytes(header).processor());
+    }
 }
