@@ -478,7 +478,11 @@ mod tests {
 
         let events: Vec<Event<'_>> = all(&buffer).into_iter().map(Result::unwrap).collect();
         assert_eq!(events.len(), 2);
-        let EventKind::EventHeader { header: first, body } = events[0].kind() else {
+        let EventKind::EventHeader {
+            header: first,
+            body,
+        } = events[0].kind()
+        else {
             panic!("{:?}", events[0].kind())
         };
         assert_eq!(first, header);
@@ -488,7 +492,11 @@ mod tests {
         let item = items.iter().next().unwrap();
         assert_eq!(item.payload(), Ok(ExtendedPayload::TerminalSessionId(9)));
 
-        let EventKind::EventHeader { header: second, body } = events[1].kind() else {
+        let EventKind::EventHeader {
+            header: second,
+            body,
+        } = events[1].kind()
+        else {
             panic!("{:?}", events[1].kind())
         };
         assert_eq!(second, broken);

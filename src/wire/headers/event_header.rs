@@ -434,9 +434,7 @@ impl EventHeader {
     /// # Errors
     /// Those of [`parse`](Self::parse), and [`CodecError::SizeBeyondInput`] when `Size` runs past
     /// the end of `input`.
-    pub fn parse_event(
-        input: &[u8],
-    ) -> Result<(Self, ExtendedAndUserData<'_>, &[u8]), CodecError> {
+    pub fn parse_event(input: &[u8]) -> Result<(Self, ExtendedAndUserData<'_>, &[u8]), CodecError> {
         let (header, _) = Self::parse(input)?;
         let (body, rest) = field::split_event(Self::LAYOUT, input, header.size)?;
         Ok((header, ExtendedAndUserData::new(header.flags, body), rest))

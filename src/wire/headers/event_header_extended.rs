@@ -492,7 +492,9 @@ impl<'a> ExtendedItem<'a> {
         };
         let exactly = |len: usize| {
             // Every length asked for here is at most 24.
-            size(PayloadLength::Exactly(u16::try_from(len).unwrap_or(u16::MAX)))
+            size(PayloadLength::Exactly(
+                u16::try_from(len).unwrap_or(u16::MAX),
+            ))
         };
         let payload = match self.header.ext_type {
             EventHeaderExtType::RELATED_ACTIVITYID => exact::<16>(data)
@@ -512,7 +514,10 @@ impl<'a> ExtendedItem<'a> {
                         addresses: U32Values { bytes: addresses },
                     })
                 })
-                .ok_or(size(PayloadLength::FixedAndMultipleOf { fixed: 8, unit: 4 })),
+                .ok_or(size(PayloadLength::FixedAndMultipleOf {
+                    fixed: 8,
+                    unit: 4,
+                })),
             EventHeaderExtType::STACK_TRACE64 => split_match_id::<8>(data)
                 .map(|(match_id, addresses)| {
                     ExtendedPayload::StackTrace64(StackTrace64 {
@@ -520,7 +525,10 @@ impl<'a> ExtendedItem<'a> {
                         addresses: U64Values { bytes: addresses },
                     })
                 })
-                .ok_or(size(PayloadLength::FixedAndMultipleOf { fixed: 8, unit: 8 })),
+                .ok_or(size(PayloadLength::FixedAndMultipleOf {
+                    fixed: 8,
+                    unit: 8,
+                })),
             EventHeaderExtType::PEBS_INDEX => exact_u64(data)
                 .map(ExtendedPayload::PebsIndex)
                 .ok_or(exactly(8)),
@@ -528,7 +536,10 @@ impl<'a> ExtendedItem<'a> {
                 .len()
                 .is_multiple_of(8)
                 .then_some(ExtendedPayload::PmcCounters(U64Values { bytes: data }))
-                .ok_or(size(PayloadLength::FixedAndMultipleOf { fixed: 0, unit: 8 })),
+                .ok_or(size(PayloadLength::FixedAndMultipleOf {
+                    fixed: 0,
+                    unit: 8,
+                })),
             EventHeaderExtType::EVENT_KEY => exact_u64(data)
                 .map(ExtendedPayload::EventKey)
                 .ok_or(exactly(8)),
@@ -985,9 +996,7 @@ impl<'a> ProviderTraits<'a> {
                 trait_size,
                 available,
             };
-            let Some(([low, high, _], _)) =
-                rest.split_first_chunk::<{ TRAIT_HEADER_LEN }>()
-            else {
+            let Some(([low, high, _], _)) = rest.split_first_chunk::<{ TRAIT_HEADER_LEN }>() else {
                 return Err(fault(None));
             };
             let trait_size = u16::from_le_bytes([*low, *high]);
@@ -1059,9 +1068,7 @@ impl<'a> Iterator for ProviderTraitIter<'a> {
     type Item = ProviderTrait<'a>;
 
     fn next(&mut self) -> Option<ProviderTrait<'a>> {
-        let ([low, high, trait_type], _) = self
-            .rest
-            .split_first_chunk::<{ TRAIT_HEADER_LEN }>()?;
+        let ([low, high, trait_type], _) = self.rest.split_first_chunk::<{ TRAIT_HEADER_LEN }>()?;
         let trait_size = u16::from_le_bytes([*low, *high]);
         let (whole, rest) = self.rest.split_at_checked(usize::from(trait_size))?;
         let data = whole.get(TRAIT_HEADER_LEN..)?;
@@ -1177,13 +1184,12 @@ impl<'a> ExtendedItems<'a> {
                 item_size,
             });
         }
-        let (item, rest) = self
-            .rest
-            .split_at_checked(usize::from(item_size))
-            .ok_or(ExtendedItemFault::ItemBeyondEvent {
+        let (item, rest) = self.rest.split_at_checked(usize::from(item_size)).ok_or(
+            ExtendedItemFault::ItemBeyondEvent {
                 item_size,
                 available,
-            })?;
+            },
+        )?;
         let body = item.get(ExtendedItemHeader::LEN..).unwrap_or_default();
         let (data, padding) = body
             .split_at_checked(usize::from(data_size))
@@ -1578,10 +1584,7 @@ mod tests {
                 data_size: 12
             })
         );
-        assert_eq!(
-            view(3, &[1, 0, 0, 0]).unwrap(),
-            "TerminalSessionId(1)"
-        );
+        assert_eq!(view(3, &[1, 0, 0, 0]).unwrap(), "TerminalSessionId(1)");
         assert_eq!(
             view(5, &[1, 0, 0, 0, 0, 0, 0, 0, 0x10, 0, 0, 0, 0x20, 0, 0, 0]).unwrap(),
             "StackTrace32(StackTrace32 { match_id: 1, addresses: [16, 32] })"
@@ -1651,10 +1654,7 @@ mod tests {
         else {
             panic!()
         };
-        assert_eq!(
-            std::format!("{parsed}"),
-            "S-1-0x010000000005-21-1-2-3-1001"
-        );
+        assert_eq!(std::format!("{parsed}"), "S-1-0x010000000005-21-1-2-3-1001");
 
         sid[1] = 6;
         let bytes = item(2, false, &sid);
