@@ -65,28 +65,27 @@ fn for_each_event_header(name: &str, mut check: impl FnMut(usize, &Event<'_>)) -
     true
 }
 
-/// The `EVENT_HEADER` event at `offset` of buffer `index` of the trace `name`, as its header,
-/// its bytes after the header and all its bytes (owned, the buffer may be decompressed).
+/// The `EVENT_HEADER` event at `offset` of buffer `index` of the trace `name`: its header and
+/// all its bytes (owned, as the buffer may have been decompressed); `None` when the trace is
+/// missing.
 fn event_at(name: &str, index: usize, offset: usize) -> Option<(EventHeader, Vec<u8>)> {
-    let mut found = None;
-    let present = for_each_event_header(name, |buffer, event| {
-        if buffer == index && event.offset == offset {
-            let EventKind::EventHeader { header, .. } = event.kind() else {
-                panic!(
-                    "{name} buffer {index} offset {offset:#x}: {:?}",
-                    event.kind()
-                );
-            };
-            found = Some((header, event.bytes.to_vec()));
-        }
-    });
-    if present {
-        assert!(
-            found.is_some(),
-            "{name}: no event at buffer {index} offset {offset:#x}"
+    let bytes = trace(name)?;
+    let file = EtlFile::parse(&bytes).unwrap();
+    let mut scratch = vec![0u8; file.buffer_size()];
+    let buffer = file.buffers().nth(index).unwrap().unwrap();
+    let events = buffer.trace_buffer(&mut scratch).unwrap();
+    let event = events
+        .events()
+        .map(Result::unwrap)
+        .find(|event| event.offset == offset)
+        .unwrap_or_else(|| panic!("{name}: no event at buffer {index} offset {offset:#x}"));
+    let EventKind::EventHeader { header, .. } = event.kind() else {
+        panic!(
+            "{name} buffer {index} offset {offset:#x}: {:?}",
+            event.kind()
         );
-    }
-    found
+    };
+    Some((header, event.bytes.to_vec()))
 }
 
 /// EVENT-HEADERS.md §1, worked example, and §2 sample 1: primitive-types.etl file offset 0x2048
