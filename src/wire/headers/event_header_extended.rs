@@ -453,26 +453,21 @@ impl<'a> ExtendedItem<'a> {
     /// written then.
     pub fn emit<'o>(&self, out: &'o mut [u8]) -> Result<&'o mut [u8], CodecError> {
         let needed = self.byte_len();
-        let found = out.len();
         let too_small = CodecError::OutputTooSmall {
             layout: Layout::ExtendedItemHeader,
             needed,
-            found,
+            found: out.len(),
         };
-        let (item, rest) = out.split_at_mut_checked(needed).ok_or(too_small)?;
-        let (header, body) = item
+        // Checked first, so that nothing is written when the three parts do not all fit.
+        if out.len() < needed {
+            return Err(too_small);
+        }
+        let (header, rest) = out
             .split_first_chunk_mut::<{ ExtendedItemHeader::LEN }>()
             .ok_or(too_small)?;
         *header = self.header.to_bytes();
-        let (data, padding) = body
-            .split_at_mut_checked(self.data.len())
-            .ok_or(too_small)?;
-        data.copy_from_slice(self.data);
-        // `padding` has exactly `self.padding.len()` bytes: `needed` is the sum of the three.
-        if padding.len() == self.padding.len() {
-            padding.copy_from_slice(self.padding);
-        }
-        Ok(rest)
+        let rest = copy_to_front(rest, self.data).ok_or(too_small)?;
+        copy_to_front(rest, self.padding).ok_or(too_small)
     }
 
     /// The data decoded by the item's type; [`ExtendedPayload::Raw`] for the types without a
@@ -569,6 +564,17 @@ impl<'a> ExtendedItem<'a> {
             fault,
         }
     }
+}
+
+/// Copies `bytes` to the start of `out` and returns the rest of `out`; `None` if `out` is
+/// shorter. A loop rather than `copy_from_slice`, whose length check the optimiser does not
+/// always remove at opt-level "z" (`tools/no-panic/check.sh`).
+fn copy_to_front<'o>(out: &'o mut [u8], bytes: &[u8]) -> Option<&'o mut [u8]> {
+    let (target, rest) = out.split_at_mut_checked(bytes.len())?;
+    for (to, from) in target.iter_mut().zip(bytes) {
+        *to = *from;
+    }
+    Some(rest)
 }
 
 /// `data` as an array of exactly `N` bytes.
