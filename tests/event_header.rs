@@ -21,7 +21,17 @@ use etw_classic::{
 use proptest::prelude::*;
 
 mod common;
-use common::trace;
+
+/// A PerfView trace (see `common::trace`). Miri runs the test suite on a big-endian target,
+/// where megabytes of decompression take hours: it reads only the small traces.
+fn trace(name: &str) -> Option<Vec<u8>> {
+    let bytes = common::trace(name)?;
+    if cfg!(miri) && bytes.len() > 100_000 {
+        eprintln!("SKIPPED under Miri: {name} is {} bytes", bytes.len());
+        return None;
+    }
+    Some(bytes)
+}
 
 /// The five PerfView traces, with their `EVENT_HEADER` events and how many of those have
 /// `EVENT_HEADER_FLAG_EXTENDED_INFO` (EVENT-HEADERS.md §1 and §2: 108,716 and 1,731 in all).
@@ -633,7 +643,7 @@ fn a_sample_of_events_has_the_values_dissect_etl_reads() {
                     assert_eq!(stack.addresses.len(), expected.frames, "{at}");
                     let mut addresses = stack.addresses;
                     assert_eq!(addresses.next(), Some(expected.first_address), "{at}");
-                    assert_eq!(addresses.last(), Some(expected.last_address), "{at}");
+                    assert_eq!(addresses.next_back(), Some(expected.last_address), "{at}");
                 }
                 ExtendedPayload::ProviderTraits(traits) => {
                     assert_eq!(Some(traits.traits_size), expected.traits_size, "{at}");
@@ -650,7 +660,7 @@ fn a_sample_of_events_has_the_values_dissect_etl_reads() {
         assert!(hex(user_data).starts_with(golden.user_data_prefix), "{at}");
         checked += 1;
     }
-    assert!(checked == GOLDEN.len() || !common::traces_required());
+    assert!(checked == GOLDEN.len() || !common::traces_required() || cfg!(miri));
 }
 
 /// The bytes after a header holding `items` (type and data) and then `user_data`, built with

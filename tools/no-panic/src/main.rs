@@ -110,7 +110,7 @@ fn extended_items(body: &ExtendedAndUserData<'_>, output: &mut [u8]) {
                 let _ = black_box(stack.addresses.max());
             }
             Ok(ExtendedPayload::StackTrace32(stack)) => {
-                let _ = black_box(stack.addresses.last());
+                let _ = black_box(stack.addresses.rev().next());
             }
             Ok(ExtendedPayload::ProviderTraits(traits)) => {
                 for provider_trait in traits.traits() {
