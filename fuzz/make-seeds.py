@@ -667,6 +667,115 @@ def uncompressed(buffer):
     return buffer[:end]
 
 
+EVENT_HEADER32 = 0x12
+EVENT_HEADER64 = 0x13
+EVENT_HEADER_LEN = 0x50
+EXTENDED_INFO = 0x0001
+
+
+def event_header(size, header_type=EVENT_HEADER64, flags=0, marker_flags=EVENT_TRACE_MARKER):
+    """An EVENT_HEADER (../shared/reference/EVENT-HEADERS.md section 1): Size, type, marker,
+    Flags, EventProperty 0, ThreadId, ProcessId, TimeStamp, ProviderId, EventDescriptor, the
+    CPU times and ActivityId."""
+    return (
+        struct.pack("<HBBHHIIq", size, header_type, marker_flags, flags, 0, 0x5508, 0x84C0, 0x25E33AB9546)
+        + guid(7)
+        + struct.pack("<HBBBBHQII", 7, 1, 11, 4, 9, 6, 0xF00000000003, 0x6F, 0x3A)
+        + guid(8)
+    )
+
+
+def extended_item(ext_type, data, more, item_size=None, data_size=None, pad=0):
+    """An extended data item as stored (section 2): size (8 + DataSize rounded up to 8), ExtType,
+    the Linkage word, DataSize, the data and its padding."""
+    size = aligned(8 + len(data)) if item_size is None else item_size
+    head = struct.pack("<HHHH", size, ext_type, 1 if more else 0,
+                       len(data) if data_size is None else data_size)
+    body = data + bytes([pad]) * max(0, size - 8 - len(data))
+    return head + body
+
+
+def event_header_event(items, user_data, header_type=EVENT_HEADER64, size=None):
+    """A whole EVENT_HEADER event: header, items (EXTENDED_INFO when there are some), user data."""
+    body = b"".join(items) + user_data
+    total = EVENT_HEADER_LEN + len(body) if size is None else size
+    return event_header(total, header_type, EXTENDED_INFO if items else 0) + body
+
+
+def event_header_seeds():
+    """Events of each item sequence seen in the PerfView traces, one item of every type, each
+    fault of the item walk, and headers parse refuses."""
+    traits = struct.pack("<H", 15) + b"solar_system\0"
+    schema = struct.pack("<H", 0x17) + b"\0TestEvent\0a\0\x98" + bytes(8)
+    stack = struct.pack("<Q", 0) + struct.pack("<3Q", 0x7F9D02F318B, 0x7FFE0000, 0x7776AC3C)
+    sid = struct.pack("<BB", 1, 5) + bytes([0, 0, 0, 0, 0, 5]) + struct.pack("<5I", 21, 1, 2, 3, 1001)
+    prov_traits_with_group = struct.pack("<H", 2 + 2 + 19) + b"P\0" + struct.pack("<HB", 19, 1) + guid(3)
+    every_type = [
+        (0x01, guid(1)), (0x02, sid), (0x03, struct.pack("<I", 1)),
+        (0x04, struct.pack("<II", 9, 8) + guid(2)), (0x05, struct.pack("<QII", 0, 0x1000, 0x2000)),
+        (0x06, stack), (0x07, struct.pack("<Q", 3)), (0x08, struct.pack("<2Q", 5, 6)),
+        (0x09, struct.pack("<Q", 4)), (0x0A, struct.pack("<Q", 5)), (0x0B, schema),
+        (0x0C, prov_traits_with_group), (0x0D, struct.pack("<Q", 6)), (0x0E, guid(4)),
+        (0x0F, struct.pack("<Q", 7)), (0x10, guid(5)), (0x11, struct.pack("<QII", 1, 2, 0)),
+        (0x12, struct.pack("<QQ", 1, 2)), (0x7777, b"raw"),
+    ]
+    seeds = [
+        event_header_event([], b"\x08\x00"),
+        event_header_event([extended_item(0x0C, traits, True), extended_item(0x0B, schema, False)],
+                           b"Mercury\0"),
+        event_header_event([extended_item(0x01, guid(6), True), extended_item(0x06, stack, False)],
+                           bytes(20), header_type=EVENT_HEADER32),
+        event_header_event([extended_item(0x06, stack, False)], b"\x01\x02"),
+        event_header_event(
+            [extended_item(t, d, i + 1 < len(every_type)) for i, (t, d) in enumerate(every_type)], b"u"),
+        # Payloads that do not fit their types.
+        event_header_event([extended_item(0x01, guid(1)[:12], True),
+                            extended_item(0x02, sid[:12], True),
+                            extended_item(0x06, stack[:12], True),
+                            extended_item(0x0C, struct.pack("<H", 40) + b"x\0", False)], b""),
+        # Faults: the last item still linked, an item size of 0, DataSize beyond the item, an
+        # item beyond Size, no room for the first header.
+        event_header_event([extended_item(0x03, b"\1\0\0\0", True)], b""),
+        event_header_event([extended_item(0x03, b"", False, item_size=0)], b""),
+        event_header_event([extended_item(0x03, b"\1\0\0\0", False, data_size=9)], b""),
+        event_header_event([extended_item(0x03, b"\1\0\0\0", False, item_size=0x40)], b""),
+        event_header(EVENT_HEADER_LEN + 4, flags=EXTENDED_INFO) + b"\x10\x00\x03\x00",
+        # Headers parse refuses: a classic marker missing, another type, Size below the header,
+        # Size beyond the input, too few bytes.
+        event_header(0x50, marker_flags=0x80),
+        event_header(0x50, header_type=0x14),
+        event_header(0x4F),
+        event_header(0x60),
+        event_header(0x50)[:0x4F],
+    ]
+    return seeds
+
+
+def perfview_event_header_seeds(traces):
+    """For event_header, the EVENT_HEADER events of the traces with extended data items, the
+    first of each item sequence and size, and the first few without items."""
+    seeds, seen = [], set()
+    for path in traces:
+        for _, buffer in etl_buffers(path.read_bytes()):
+            events = uncompressed(buffer)[BUFFER_HEADER_LEN:]
+            at = 0
+            while at + 4 <= len(events):
+                size, header_type, marker = struct.unpack_from("<HBB", events, at)
+                if size == 0xFFFF and header_type == 0xFF or size < 4:
+                    break
+                if marker & 0xF0 == 0xC0 and header_type in (EVENT_HEADER32, EVENT_HEADER64) \
+                        and size >= EVENT_HEADER_LEN:
+                    event = events[at:at + size]
+                    flags = struct.unpack_from("<H", event, 4)[0]
+                    kind = (flags & EXTENDED_INFO, event[0x52:0x54] if flags & EXTENDED_INFO else b"",
+                            len(event) // 1024)
+                    if kind not in seen and len(event) <= 4096:
+                        seen.add(kind)
+                        seeds.append(event)
+                at += aligned(size)
+    return seeds
+
+
 def perfview_seeds(traces):
     """For trace_buffer_walk, the first buffer of each (BufferFlag, BufferType) of each trace and
     its second buffer, with events in place; for etl_reader, each trace's first buffers."""
@@ -803,7 +912,9 @@ def main():
     write_corpus("trace_buffer_walk", trace_buffer_walk_seeds())
     write_corpus("etl_reader", etl_reader_seeds())
     write_corpus("time_order", time_order_seeds())
+    write_corpus("event_header", event_header_seeds())
     if traces is not None:
+        write_corpus("event_header", perfview_event_header_seeds(traces), prefix="perfview-")
         walk, files = perfview_seeds(traces)
         write_corpus("trace_buffer_walk", walk, prefix="perfview-")
         write_corpus("etl_reader", files, prefix="perfview-")

@@ -30,6 +30,7 @@ max_len() {
         trace_buffer_walk) echo 65536 ;;
         etl_reader) echo 262144 ;;
         time_order) echo 65600 ;;
+        event_header) echo 4096 ;;
         *) echo 4096 ;;
     esac
 }

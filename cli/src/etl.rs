@@ -2,7 +2,9 @@
 //!
 //! Event offsets count from the end of the buffer's 0x48-byte header, in the decompressed
 //! events of a compressed buffer (the offset dissect.etl's `Buffer.read_record` takes). The
-//! JSON lines of classic events also carry their data as hex under `data`.
+//! JSON lines of classic events also carry their data as hex under `data`; those of
+//! `EVENT_HEADER` events their extended data items under `extended_data` and their user data
+//! under `data`.
 
 use std::collections::BTreeMap;
 use std::io::{BufWriter, Write};
@@ -30,6 +32,7 @@ fn event_json(buffer: usize, event: &Event<'_>) -> Map<String, Value> {
         EventKind::Instance { header, data } => {
             with_data(fields::instance_guid_header_json(&header), data)
         }
+        EventKind::EventHeader { header, body } => fields::event_header_json(&header, &body),
         EventKind::Other {
             header_type: HeaderType::SYSTEM32 | HeaderType::SYSTEM64,
             bytes,
@@ -51,8 +54,7 @@ fn event_json(buffer: usize, event: &Event<'_>) -> Map<String, Value> {
 
 /// `map` with the event data as lowercase hex under `data`.
 fn with_data(mut map: Map<String, Value>, data: &[u8]) -> Map<String, Value> {
-    let hex: String = data.iter().map(|byte| format!("{byte:02x}")).collect();
-    map.insert("data".into(), json!(hex));
+    map.insert("data".into(), json!(fields::hex(data)));
     map
 }
 
@@ -83,6 +85,29 @@ fn event_line(buffer: usize, event: &Event<'_>) -> String {
                 header.instance_id,
                 header.parent_instance_id,
                 header.parent_guid
+            );
+        }
+        EventKind::EventHeader { header, body } => {
+            let descriptor = header.event_descriptor;
+            let items = match body.split() {
+                Ok((items, _)) => items.len().to_string(),
+                Err(error) => format!("error ({error})"),
+            };
+            return format!(
+                "{position}  {} id {} version {} level {} opcode {} task {} keyword {:#x} tid {} \
+                 pid {} time {} cpu {}/{} items {items}",
+                header.provider_id,
+                descriptor.id,
+                descriptor.version,
+                descriptor.level.0,
+                descriptor.opcode,
+                descriptor.task,
+                descriptor.keyword,
+                header.thread_id,
+                header.process_id,
+                header.timestamp,
+                header.times.kernel_time(),
+                header.times.user_time()
             );
         }
         _ => return position,

@@ -10,12 +10,14 @@ use std::fmt;
 
 use etw_classic::{
     wire::{
-        EventInstanceInfo32, EventInstanceInfo64, LogInstance, SystemTime, TimeZoneInformation,
-        TraceLogfileHeader32, TraceLogfileHeader64, VersionDetail,
+        EventInstanceInfo32, EventInstanceInfo64, ExtendedAndUserData, ExtendedItem,
+        ExtendedPayload, LogInstance, SystemTime, TimeZoneInformation, TraceLogfileHeader32,
+        TraceLogfileHeader64, VersionDetail,
     },
-    Bitness, BufferContext, Class, ClockType, EventInstanceGuidHeader, EventInstanceHeader,
-    EventInstanceInfo, EventTrace, EventTraceHeader, EventType, Guid, GuidOrPtr, HeaderType, Level,
-    MarkerFlags, MofField, SystemTraceHeader, TimesOrFlags, TraceLogfileHeader, WnodeFlags,
+    Bitness, BufferContext, Class, ClockType, EventHeader, EventInstanceGuidHeader,
+    EventInstanceHeader, EventInstanceInfo, EventTrace, EventTraceHeader, EventType, Guid,
+    GuidOrPtr, HeaderType, Level, MarkerFlags, MofField, SystemTraceHeader, TimesOrFlags,
+    TraceLogfileHeader, WnodeFlags,
 };
 use serde_json::{json, Map, Value};
 
@@ -347,6 +349,160 @@ pub fn instance_guid_header_json(header: &EventInstanceGuidHeader) -> Map<String
     );
     map.insert("parent_guid".into(), json!(header.parent_guid.to_string()));
     map
+}
+
+/// Bytes as lowercase hex.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+/// An `EVENT_HEADER` event: every header member under its SDK name in snake_case (both views of
+/// the CPU-time union), `extended_data` with each item, and the user data as hex under `data`.
+///
+/// An item that breaks the rules ends the list; its error is under `extended_data_error` and
+/// `data` is then `null`, as where the user data starts is not known.
+pub fn event_header_json(
+    header: &EventHeader,
+    body: &ExtendedAndUserData<'_>,
+) -> Map<String, Value> {
+    let descriptor = header.event_descriptor;
+    let mut map = object([
+        ("size", json!(header.size)),
+        ("header_type", json!(header.header_type.0)),
+        ("marker_flags", json!(header.marker_flags.0)),
+        ("flags", json!(header.flags.0)),
+        ("event_property", json!(header.event_property.0)),
+        ("thread_id", json!(header.thread_id)),
+        ("process_id", json!(header.process_id)),
+        ("timestamp", json!(header.timestamp)),
+        ("provider_id", json!(header.provider_id.to_string())),
+        (
+            "event_descriptor",
+            json!({
+                "id": descriptor.id,
+                "version": descriptor.version,
+                "channel": descriptor.channel,
+                "level": descriptor.level.0,
+                "opcode": descriptor.opcode,
+                "task": descriptor.task,
+                "keyword": descriptor.keyword,
+            }),
+        ),
+        ("kernel_time", json!(header.times.kernel_time())),
+        ("user_time", json!(header.times.user_time())),
+        ("processor_time", json!(header.times.processor_time())),
+        ("activity_id", json!(header.activity_id.to_string())),
+    ]);
+    let mut items = Vec::new();
+    let mut walk = body.items();
+    let mut error = None;
+    for item in walk.by_ref() {
+        match item {
+            Ok(item) => items.push(Value::Object(extended_item_json(&item))),
+            Err(problem) => error = Some(problem.to_string()),
+        }
+    }
+    map.insert("extended_data".into(), Value::Array(items));
+    if let Some(error) = error {
+        map.insert("extended_data_error".into(), json!(error));
+    }
+    map.insert("data".into(), json!(walk.user_data().map(hex)));
+    map
+}
+
+/// One extended data item: its header (`item_size` is the on-disk `Reserved1`, `linkage` the
+/// whole `Linkage`/`Reserved2` word), the values its type holds, its data and padding as hex.
+fn extended_item_json(item: &ExtendedItem<'_>) -> Map<String, Value> {
+    let header = item.header;
+    let mut map = object([
+        ("ext_type", json!(header.ext_type.0)),
+        ("item_size", json!(header.item_size)),
+        ("linkage", json!(header.linkage)),
+        ("data_size", json!(header.data_size)),
+    ]);
+    match item.payload() {
+        Ok(payload) => map.extend(payload_json(&payload)),
+        Err(error) => {
+            map.insert("payload_error".into(), json!(error.to_string()));
+        }
+    }
+    map.insert("data".into(), json!(hex(item.data)));
+    map.insert("padding".into(), json!(hex(item.padding)));
+    map
+}
+
+/// The members of an item's typed data, named after the `EVENT_EXTENDED_ITEM_*` structs.
+fn payload_json(payload: &ExtendedPayload<'_>) -> Map<String, Value> {
+    match *payload {
+        ExtendedPayload::RelatedActivityId(guid) => {
+            object([("related_activity_id", json!(guid.to_string()))])
+        }
+        ExtendedPayload::Sid(sid) => object([
+            ("sid", json!(sid.to_string())),
+            ("revision", json!(sid.revision)),
+            ("sub_authority_count", json!(sid.sub_authority_count)),
+            (
+                "identifier_authority",
+                json!(sid.identifier_authority_value()),
+            ),
+            (
+                "sub_authority",
+                json!(sid.sub_authorities.collect::<Vec<_>>()),
+            ),
+        ]),
+        ExtendedPayload::TerminalSessionId(session_id) => {
+            object([("session_id", json!(session_id))])
+        }
+        ExtendedPayload::Instance(instance) => object([
+            ("instance_id", json!(instance.instance_id)),
+            ("parent_instance_id", json!(instance.parent_instance_id)),
+            ("parent_guid", json!(instance.parent_guid.to_string())),
+        ]),
+        ExtendedPayload::StackTrace32(stack) => object([
+            ("match_id", json!(stack.match_id)),
+            ("address", json!(stack.addresses.collect::<Vec<_>>())),
+        ]),
+        ExtendedPayload::StackTrace64(stack) => object([
+            ("match_id", json!(stack.match_id)),
+            ("address", json!(stack.addresses.collect::<Vec<_>>())),
+        ]),
+        ExtendedPayload::PebsIndex(pebs_index) => object([("pebs_index", json!(pebs_index))]),
+        ExtendedPayload::PmcCounters(counters) => {
+            object([("counter", json!(counters.collect::<Vec<_>>()))])
+        }
+        ExtendedPayload::EventKey(key) => object([("key", json!(key))]),
+        ExtendedPayload::ProcessStartKey(key) => object([("process_start_key", json!(key))]),
+        ExtendedPayload::ProviderTraits(traits) => object([
+            ("traits_size", json!(traits.traits_size)),
+            ("provider_name", json!(String::from_utf8_lossy(traits.name))),
+            (
+                "traits",
+                Value::Array(
+                    traits
+                        .traits()
+                        .map(|provider_trait| {
+                            json!({
+                                "trait_size": provider_trait.trait_size,
+                                "trait_type": provider_trait.trait_type.0,
+                                "data": hex(provider_trait.data),
+                            })
+                        })
+                        .collect(),
+                ),
+            ),
+        ]),
+        ExtendedPayload::StackKey32(key) => object([
+            ("match_id", json!(key.match_id)),
+            ("stack_key", json!(key.stack_key)),
+            ("padding", json!(key.padding)),
+        ]),
+        ExtendedPayload::StackKey64(key) => object([
+            ("match_id", json!(key.match_id)),
+            ("stack_key", json!(key.stack_key)),
+        ]),
+        // The TraceLogging schema and the types without a public layout: `data` says it all.
+        _ => Map::new(),
+    }
 }
 
 /// `EVENT_TRACE` in either layout (`MofData` widened to 64 bits), the embedded header nested.

@@ -9,8 +9,9 @@ pub mod model;
 
 use etw_classic::{
     read::{DeliveredEvent, InstanceKey, InstanceNode, InstanceTreeFull},
-    Bitness, CodecError, Event, EventInstanceGuidHeader, EventKind, EventTrace, EventTraceHeader,
-    Events, Guid, InstanceTree, ReadError, SystemTraceHeader, TraceBuffer,
+    wire::{EventHeaderFlags, ExtendedAndUserData, ExtendedItem, ExtendedItems},
+    Bitness, CodecError, Event, EventHeader, EventInstanceGuidHeader, EventKind, EventTrace,
+    EventTraceHeader, Events, Guid, InstanceTree, ReadError, SystemTraceHeader, TraceBuffer,
 };
 use model::{header_type, le32, WalkedEvent, Wire, BUFFER_HEADER_LEN};
 
@@ -27,6 +28,10 @@ fn is_full(header_type: u8) -> bool {
 
 fn is_instance(header_type: u8) -> bool {
     header_type == header_type::INSTANCE32 || header_type == header_type::INSTANCE64
+}
+
+fn is_event_header(header_type: u8) -> bool {
+    header_type == header_type::EVENT_HEADER32 || header_type == header_type::EVENT_HEADER64
 }
 
 /// Walks `Events::new(bytes)` and checks it against [`model::walk`]: the same events at the same
@@ -130,7 +135,8 @@ fn check_parse_event<T: PartialEq + core::fmt::Debug>(
 }
 
 /// `Event::kind` of a walked event: `Full` for FULL_HEADER32/64, `Instance` for INSTANCE32/64,
-/// `Other` with the raw bytes for every other type; a classic header decoded member by member at
+/// `EventHeader` for EVENT_HEADER32/64 (checked by [`check_event_header_event`]), `Other` with
+/// the raw bytes for every other type; a classic header decoded member by member at
 /// the offsets of its table, its data the event's bytes after the fixed header. `parse_event` of
 /// the event's bytes agrees with the rules ([`Wire::parse_event`]), which accept exactly the
 /// events whose marker flags are 0xC0, as the walk has already checked the type and `Size`. A
@@ -165,11 +171,29 @@ pub fn check_kind(event: &Event<'_>) {
                 EventInstanceGuidHeader::parse_event(bytes),
             );
         }
+        EventKind::EventHeader { header, body } => {
+            assert!(
+                is_event_header(event.header_type.0),
+                "EventHeader kind for {event:?}"
+            );
+            check_event_header_event(bytes, &header, &body);
+            check_parse_event(
+                Wire::EventHeader,
+                bytes,
+                &header,
+                EventHeader::parse_event(bytes)
+                    .map(|(header, body, rest)| (header, body.bytes, rest)),
+            );
+        }
         EventKind::Other {
             header_type: kind_type,
             bytes: kind_bytes,
         } => {
             assert!(!is_classic(event.header_type.0), "Other kind for {event:?}");
+            assert!(
+                !is_event_header(event.header_type.0),
+                "Other kind for {event:?}"
+            );
             assert_eq!(kind_type, event.header_type);
             assert_eq!(kind_bytes, bytes);
             let system = [header_type::SYSTEM32, header_type::SYSTEM64];
@@ -186,6 +210,128 @@ pub fn check_kind(event: &Event<'_>) {
             }
         }
         other => panic!("a kind the rules do not name: {other:?}"),
+    }
+}
+
+/// An `EVENT_HEADER` event as `Event::kind` gives it: the header decodes member by member
+/// (`model::check_event_header`) and re-encodes to the event's first 0x50 bytes, the body is
+/// the rest of the event with the header's flags, and its items are what [`check_items`] says.
+pub fn check_event_header_event(
+    bytes: &[u8],
+    header: &EventHeader,
+    body: &ExtendedAndUserData<'_>,
+) {
+    model::check_event_header(header, bytes);
+    assert_eq!(header.to_bytes(), bytes[..0x50], "EVENT_HEADER to_bytes");
+    assert_eq!(body.flags, header.flags, "the body's flags");
+    assert_eq!(
+        body.bytes.as_ptr(),
+        bytes[0x50..].as_ptr(),
+        "the body's bytes"
+    );
+    assert_eq!(body.bytes.len(), bytes.len() - 0x50, "the body's length");
+    check_items(header.flags, body.bytes);
+}
+
+/// The extended data items of the bytes `body` after a header with `flags`, against
+/// [`model::extended_items`]: `ExtendedItems` yields the same items (offset, header, data and
+/// padding in place, each inside `body`, `emit` giving back its bytes exactly, `payload` an
+/// error exactly when [`model::payload_fits`] refuses its data, and then naming the item), then
+/// ends the same way: the user data after the last item, or the same fault once and `None` after
+/// it. `ExtendedAndUserData::split` agrees, and its list iterates the same items.
+pub fn check_items(flags: EventHeaderFlags, body: &[u8]) {
+    let (expected, end) = model::extended_items(flags.0, body);
+    let mut walk = ExtendedItems::new(flags, body);
+    let mut items: Vec<ExtendedItem<'_>> = Vec::new();
+    for model_item in &expected {
+        let item = walk
+            .next()
+            .unwrap_or_else(|| panic!("the walk ended before {model_item:?}"))
+            .unwrap_or_else(|error| panic!("{error} where the rules find {model_item:?}"));
+        let start = model_item.offset - 0x50;
+        let data_end = start + 8 + model_item.data_size;
+        let end = start + model_item.item_size;
+        assert_eq!(
+            (
+                item.index,
+                item.offset,
+                usize::from(item.header.item_size),
+                item.header.ext_type.0,
+                item.header.linkage,
+                usize::from(item.header.data_size)
+            ),
+            (
+                items.len(),
+                model_item.offset,
+                model_item.item_size,
+                model_item.ext_type,
+                model_item.linkage,
+                model_item.data_size
+            ),
+            "the item differs from the rules' reading"
+        );
+        assert_eq!(
+            item.data.as_ptr(),
+            body[start + 8..].as_ptr(),
+            "the item's data"
+        );
+        assert_eq!(item.data.len(), model_item.data_size);
+        assert_eq!(item.padding, &body[data_end..end], "the item's padding");
+        assert_eq!(item.byte_len(), model_item.item_size);
+        let mut out = vec![0xA5u8; item.byte_len() + 3];
+        let rest = item.emit(&mut out).expect("emit into enough room");
+        assert_eq!(rest, [0xA5; 3], "emit wrote past the item");
+        assert_eq!(
+            &out[..item.byte_len()],
+            &body[start..end],
+            "emit(item) != its bytes"
+        );
+        match item.payload() {
+            Ok(_) => assert!(
+                model::payload_fits(model_item.ext_type, item.data),
+                "a payload the rules refuse: {model_item:?}"
+            ),
+            Err(CodecError::ExtendedItem { index, offset, .. }) => {
+                assert!(
+                    !model::payload_fits(model_item.ext_type, item.data),
+                    "a payload the rules accept was refused: {model_item:?}"
+                );
+                assert_eq!((index, offset), (items.len(), model_item.offset));
+            }
+            Err(other) => panic!("payload: {other:?}"),
+        }
+        items.push(item);
+    }
+    let split = ExtendedAndUserData::new(flags, body).split();
+    match end {
+        model::ItemsEnd::UserData(at) => {
+            assert!(walk.next().is_none(), "an item after the last one");
+            assert!(walk.next().is_none());
+            assert_eq!(walk.user_data(), Some(&body[at..]), "the user data");
+            let (list, user_data) = split.expect("split of items the rules accept");
+            assert_eq!(user_data, &body[at..]);
+            assert_eq!(list.bytes(), &body[..at]);
+            assert_eq!(list.len(), items.len());
+            assert!(list.iter().eq(items.iter().copied()), "the list's items");
+        }
+        model::ItemsEnd::Fault {
+            index,
+            offset,
+            fault,
+        } => {
+            let error = CodecError::ExtendedItem {
+                index,
+                offset,
+                fault,
+            };
+            assert_eq!(walk.next(), Some(Err(error)), "the walk's fault");
+            assert!(walk.next().is_none(), "the walk went on after a fault");
+            assert_eq!(walk.user_data(), None);
+            assert_eq!(split.map(|(list, _)| list.len()), Err(error), "split");
+            assert!(error
+                .to_string()
+                .starts_with("EVENT_HEADER_EXTENDED_DATA_ITEM"));
+        }
     }
 }
 

@@ -26,9 +26,9 @@ use etw_classic::{
         BufferFlags, EventInstanceInfo32, EventInstanceInfo64, EventTrace32, EventTrace64,
         SystemTime, TimeZoneInformation, TraceLogfileHeader32, TraceLogfileHeader64,
     },
-    Bitness, Class, CodecError, EventInstanceGuidHeader, EventInstanceHeader, EventTraceHeader,
-    Guid, GuidOrPtr, HeaderType, Layout, MarkerFlags, MofField, ReadError, ReadErrorKind,
-    SystemTraceHeader, TimesOrFlags, WmiBufferHeader,
+    Bitness, Class, CodecError, EventHeader, EventInstanceGuidHeader, EventInstanceHeader,
+    EventTraceHeader, Guid, GuidOrPtr, HeaderType, Layout, MarkerFlags, MofField, ReadError,
+    ReadErrorKind, SystemTraceHeader, TimesOrFlags, WmiBufferHeader,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -294,6 +294,9 @@ pub enum Wire {
     Instance,
     /// `SYSTEM_TRACE_HEADER`: `SYSTEM32`/`SYSTEM64`, `Size` at 4 ("version first"), 0x20 bytes.
     System,
+    /// `EVENT_HEADER`: `EVENT_HEADER32`/`EVENT_HEADER64`, `Size` at 0, 0x50 bytes (EVENT-HEADERS
+    /// §1: marker 0xC0 in byte 3).
+    EventHeader,
 }
 
 impl Wire {
@@ -303,6 +306,7 @@ impl Wire {
             Self::Full => Layout::EventTraceHeader,
             Self::Instance => Layout::EventInstanceGuidHeader,
             Self::System => Layout::SystemTraceHeader,
+            Self::EventHeader => Layout::EventHeader,
         }
     }
 
@@ -313,6 +317,7 @@ impl Wire {
             Self::Full => [FULL_HEADER32, FULL_HEADER64],
             Self::Instance => [INSTANCE32, INSTANCE64],
             Self::System => [SYSTEM32, SYSTEM64],
+            Self::EventHeader => [EVENT_HEADER32, EVENT_HEADER64],
         }
     }
 
@@ -322,6 +327,7 @@ impl Wire {
             Self::Full => 0x30,
             Self::Instance => 0x48,
             Self::System => 0x20,
+            Self::EventHeader => 0x50,
         }
     }
 
@@ -329,7 +335,7 @@ impl Wire {
     pub fn size_at(self) -> usize {
         match self {
             Self::System => 4,
-            Self::Full | Self::Instance => 0,
+            Self::Full | Self::Instance | Self::EventHeader => 0,
         }
     }
 
@@ -672,6 +678,176 @@ pub fn check_system_trace_header(h: &SystemTraceHeader, b: &[u8]) {
     assert_eq!(h.marker(), le32(b, 0x00), "Marker view");
     assert_eq!(h.header(), le32(b, 0x04), "Header view");
     assert_eq!((h.hook_type(), h.hook_group()), (b[6], b[7]), "Type, Group");
+}
+
+// ---------------------------------------------------------------------------------------------
+// EVENT_HEADER and its extended data items (EVENT-HEADERS §1 and §2)
+// ---------------------------------------------------------------------------------------------
+
+/// `EVENT_HEADER`, 0x50 bytes (EVENT-HEADERS §1, the table): Size u16 @0, HeaderType @2,
+/// MarkerFlags @3, Flags u16 @4, EventProperty u16 @6, ThreadId @8, ProcessId @0xC, TimeStamp
+/// i64 @0x10, ProviderId GUID @0x18, EventDescriptor {Id u16 @0x28, Version @0x2A, Channel
+/// @0x2B, Level @0x2C, Opcode @0x2D, Task u16 @0x2E, Keyword u64 @0x30}, KernelTime u32 @0x38,
+/// UserTime u32 @0x3C (ProcessorTime u64 @0x38), ActivityId GUID @0x40.
+pub fn check_event_header(h: &EventHeader, b: &[u8]) {
+    assert_eq!(h.size, le16(b, 0x00), "Size");
+    assert_eq!(h.header_type.0, b[0x02], "HeaderType");
+    assert_eq!(h.marker_flags.0, b[0x03], "MarkerFlags");
+    assert_eq!(h.flags.0, le16(b, 0x04), "Flags");
+    assert_eq!(h.event_property.0, le16(b, 0x06), "EventProperty");
+    assert_eq!(h.thread_id, le32(b, 0x08), "ThreadId");
+    assert_eq!(h.process_id, le32(b, 0x0C), "ProcessId");
+    assert_eq!(h.timestamp, le_i64(b, 0x10), "TimeStamp");
+    assert_eq!(h.provider_id, guid(b, 0x18), "ProviderId");
+    let d = &h.event_descriptor;
+    assert_eq!(d.id, le16(b, 0x28), "Id");
+    assert_eq!(
+        (d.version, d.channel, d.level.0, d.opcode),
+        (b[0x2A], b[0x2B], b[0x2C], b[0x2D]),
+        "Version, Channel, Level, Opcode"
+    );
+    assert_eq!(d.task, le16(b, 0x2E), "Task");
+    assert_eq!(d.keyword, le64(b, 0x30), "Keyword");
+    assert_eq!(h.times.kernel_time(), le32(b, 0x38), "KernelTime");
+    assert_eq!(h.times.user_time(), le32(b, 0x3C), "UserTime");
+    assert_eq!(h.times.processor_time(), le64(b, 0x38), "ProcessorTime");
+    assert_eq!(h.activity_id, guid(b, 0x40), "ActivityId");
+}
+
+/// An extended data item as the rules read it: where it starts in the event, its size, type,
+/// linkage word and `DataSize` (EVENT-HEADERS §2, the item table).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ModelItem {
+    pub offset: usize,
+    pub item_size: usize,
+    pub ext_type: u16,
+    pub linkage: u16,
+    pub data_size: usize,
+}
+
+/// How a walk over the items ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ItemsEnd {
+    /// The last item (Linkage bit 0) was read; the user data starts at this offset of the bytes
+    /// after the header.
+    UserData(usize),
+    /// The item at this index and event offset breaks a rule.
+    Fault {
+        index: usize,
+        offset: usize,
+        fault: etw_classic::wire::ExtendedItemFault,
+    },
+}
+
+/// The items after a header with `flags`, in `body` (the event's bytes after its 0x50-byte
+/// header, up to `Size`), by EVENT-HEADERS §2: none without EXTENDED_INFO (0x0001); otherwise
+/// the first at event offset 0x50, each next one at the previous one plus its size, ending with
+/// the item whose Linkage bit (bit 0 of the u16 @4) is 0; "A decoder must check that every item
+/// lies inside Size". The faults, in the order the library documents its checks: fewer than 8
+/// bytes for the item's header, an item size below 8, a `DataSize` beyond the item size less 8,
+/// an item past `Size`.
+pub fn extended_items(flags: u16, body: &[u8]) -> (Vec<ModelItem>, ItemsEnd) {
+    use etw_classic::wire::ExtendedItemFault as F;
+    let mut items = Vec::new();
+    if flags & 0x0001 == 0 {
+        return (items, ItemsEnd::UserData(0));
+    }
+    let mut at = 0;
+    loop {
+        let (index, offset, available) = (items.len(), 0x50 + at, body.len() - at);
+        let fault = |fault| ItemsEnd::Fault {
+            index,
+            offset,
+            fault,
+        };
+        if available < 8 {
+            return (items, fault(F::HeaderBeyondEvent { available }));
+        }
+        let item_size = le16(body, at);
+        let data_size = le16(body, at + 6);
+        if item_size < 8 {
+            return (items, fault(F::ItemSizeBelowHeader { item_size }));
+        }
+        if data_size > item_size - 8 {
+            return (
+                items,
+                fault(F::DataSizeBeyondItem {
+                    data_size,
+                    item_size,
+                }),
+            );
+        }
+        if usize::from(item_size) > available {
+            return (
+                items,
+                fault(F::ItemBeyondEvent {
+                    item_size,
+                    available,
+                }),
+            );
+        }
+        let linkage = le16(body, at + 4);
+        items.push(ModelItem {
+            offset,
+            item_size: usize::from(item_size),
+            ext_type: le16(body, at + 2),
+            linkage,
+            data_size: usize::from(data_size),
+        });
+        at += usize::from(item_size);
+        if linkage & 1 == 0 {
+            return (items, ItemsEnd::UserData(at));
+        }
+    }
+}
+
+/// Whether an item's data of type `ext_type` has a length its type accepts (EVENT-HEADERS §2,
+/// the type table): a GUID (16) for RELATED_ACTIVITYID; a u32 for TS_ID; 24 bytes for
+/// INSTANCE_INFO; MatchId u64 then whole u32 or u64 addresses for STACK_TRACE32/64; one u64 for
+/// PEBS_INDEX, EVENT_KEY and PROCESS_START_KEY; whole u64s for PMC_COUNTERS; 16 bytes for
+/// STACK_KEY32/64; a SID of 8 + 4 x SubAuthorityCount (byte 1) bytes at most `DataSize`; provider
+/// traits whose u16 size is 3..=DataSize with a NUL-terminated name and traits of
+/// {u16 size >= 3, u8 type} filling the rest of that size; anything for the other types.
+pub fn payload_fits(ext_type: u16, data: &[u8]) -> bool {
+    let n = data.len();
+    match ext_type {
+        0x01 => n == 16,
+        0x02 => n >= 8 && 8 + 4 * usize::from(data[1]) <= n,
+        0x03 => n == 4,
+        0x04 => n == 24,
+        0x05 => n >= 8 && (n - 8) % 4 == 0,
+        0x06 => n >= 8 && (n - 8) % 8 == 0,
+        0x07 | 0x0A | 0x0D => n == 8,
+        0x08 => n % 8 == 0,
+        0x0C => provider_traits_fit(data),
+        0x11 | 0x12 => n == 16,
+        _ => true,
+    }
+}
+
+fn provider_traits_fit(data: &[u8]) -> bool {
+    if data.len() < 3 {
+        return false;
+    }
+    let size = usize::from(le16(data, 0));
+    if size < 3 || size > data.len() {
+        return false;
+    }
+    let Some(nul) = data[2..size].iter().position(|&byte| byte == 0) else {
+        return false;
+    };
+    let mut at = 2 + nul + 1;
+    while at < size {
+        if size - at < 3 {
+            return false;
+        }
+        let trait_size = usize::from(le16(data, at));
+        if trait_size < 3 || trait_size > size - at {
+            return false;
+        }
+        at += trait_size;
+    }
+    true
 }
 
 /// `SYSTEMTIME`: eight `WORD`s, wYear, wMonth, wDayOfWeek, wDay, wHour, wMinute, wSecond,

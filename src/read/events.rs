@@ -6,6 +6,8 @@ use core::iter::FusedIterator;
 use crate::read::error::{BufferPosition, ReadError, ReadErrorKind};
 use crate::wire::codes::{HeaderFamily, HeaderType, MarkerFlags};
 use crate::wire::file::wmi_buffer_header::DEFAULT_TRACE_ALIGNMENT;
+use crate::wire::headers::event_header::EventHeader;
+use crate::wire::headers::event_header_extended::ExtendedAndUserData;
 use crate::wire::headers::event_instance_guid_header::EventInstanceGuidHeader;
 use crate::wire::headers::event_trace_header::EventTraceHeader;
 
@@ -352,7 +354,8 @@ pub struct Event<'a> {
 
 impl<'a> Event<'a> {
     /// The event decoded as far as this crate knows its header: a classic full or instance
-    /// header with its data, or the raw bytes of any other kind.
+    /// header with its data, an `EVENT_HEADER` with the bytes after it, or the raw bytes of any
+    /// other kind.
     ///
     /// The choice follows [`header_type`](Self::header_type) alone; the header is decoded as
     /// `from_bytes` does, without the marker-flags check of `parse`.
@@ -372,6 +375,15 @@ impl<'a> Event<'a> {
                     return EventKind::Instance {
                         header: EventInstanceGuidHeader::from_bytes(header),
                         data,
+                    };
+                }
+            }
+            HeaderType::EVENT_HEADER32 | HeaderType::EVENT_HEADER64 => {
+                if let Some((header, body)) = self.bytes.split_first_chunk() {
+                    let header = EventHeader::from_bytes(header);
+                    return EventKind::EventHeader {
+                        header,
+                        body: ExtendedAndUserData::new(header.flags, body),
                     };
                 }
             }
@@ -405,8 +417,21 @@ pub enum EventKind<'a> {
         /// The event data.
         data: &'a [u8],
     },
-    /// Any other header type (system, compact, perfinfo, `EVENT_HEADER`, message, error): the
-    /// whole event, header included.
+    /// `EVENT_HEADER32`/`EVENT_HEADER64`: an `EVENT_HEADER` (manifest-based and TraceLogging
+    /// events) and the `Size - 0x50` bytes after it: the extended data items when its flags
+    /// have `EXTENDED_INFO`, then the user data.
+    ///
+    /// The items are not read by the walk: [`ExtendedAndUserData::items`] reads them one by
+    /// one and [`ExtendedAndUserData::split`] checks them all and finds the user data; a
+    /// malformed item is an error there, naming the item and its offset in the event.
+    EventHeader {
+        /// The header.
+        header: EventHeader,
+        /// The extended data items and the user data.
+        body: ExtendedAndUserData<'a>,
+    },
+    /// Any other header type (system, compact, perfinfo, message, error): the whole event,
+    /// header included.
     Other {
         /// The event's header type.
         header_type: HeaderType,
@@ -526,6 +551,80 @@ mod tests {
             }
         );
         assert_eq!(events[2].marker_flags, MarkerFlags::EVENT_TRACE_HEADER);
+    }
+
+    /// An `EVENT_HEADER64` event with one `TS_ID` item (size 0x10, last) and 3 bytes of user
+    /// data, then one whose item runs past its `Size`: the walk takes both, and only asking for
+    /// the second one's items reports the fault.
+    #[test]
+    fn event_header_events_keep_their_items_for_later() {
+        use crate::wire::codes::Level;
+        use crate::wire::error::CodecError;
+        use crate::wire::headers::event_header::{EventDescriptor, EventHeaderFlags};
+        use crate::wire::headers::event_header_extended::{ExtendedItemFault, ExtendedPayload};
+
+        let header = EventHeader {
+            size: 0x50 + 0x10 + 3,
+            header_type: HeaderType::EVENT_HEADER64,
+            marker_flags: MarkerFlags::EVENT_TRACE_HEADER,
+            flags: EventHeaderFlags::EXTENDED_INFO,
+            thread_id: 0x1234,
+            process_id: 0x42,
+            timestamp: 5_464_961_724_402,
+            provider_id: Guid::from_fields(1, 2, 3, [4; 8]),
+            event_descriptor: EventDescriptor {
+                id: 7,
+                level: Level::INFORMATION,
+                keyword: 0x000F_0000_0000_0003,
+                ..EventDescriptor::default()
+            },
+            ..EventHeader::default()
+        };
+        let mut buffer = header.to_bytes().to_vec();
+        buffer.extend_from_slice(&[0x10, 0, 0x03, 0, 0, 0, 4, 0, 9, 0, 0, 0, 0, 0, 0, 0]);
+        buffer.extend_from_slice(b"abc");
+        push(&mut buffer, &[], 0xEE);
+        let mut broken = header;
+        broken.size = 0x50 + 8;
+        buffer.extend_from_slice(&broken.to_bytes());
+        buffer.extend_from_slice(&[0x10, 0, 0x03, 0, 0, 0, 4, 0]);
+        buffer.extend_from_slice(&[0xFF; 8]);
+
+        let events: Vec<Event<'_>> = all(&buffer).into_iter().map(Result::unwrap).collect();
+        assert_eq!(events.len(), 2);
+        let EventKind::EventHeader {
+            header: first,
+            body,
+        } = events[0].kind()
+        else {
+            panic!("{:?}", events[0].kind())
+        };
+        assert_eq!(first, header);
+        assert_eq!(body.bytes, &buffer[0x50..0x63]);
+        let (items, user_data) = body.split().unwrap();
+        assert_eq!(user_data, b"abc");
+        let item = items.iter().next().unwrap();
+        assert_eq!(item.payload(), Ok(ExtendedPayload::TerminalSessionId(9)));
+
+        let EventKind::EventHeader {
+            header: second,
+            body,
+        } = events[1].kind()
+        else {
+            panic!("{:?}", events[1].kind())
+        };
+        assert_eq!(second, broken);
+        assert_eq!(
+            body.user_data(),
+            Err(CodecError::ExtendedItem {
+                index: 0,
+                offset: 0x50,
+                fault: ExtendedItemFault::ItemBeyondEvent {
+                    item_size: 0x10,
+                    available: 8
+                }
+            })
+        );
     }
 
     #[test]

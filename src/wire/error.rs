@@ -3,6 +3,7 @@
 //! and file offset where they happened.
 
 use crate::wire::codes::{HeaderType, MarkerFlags};
+use crate::wire::headers::event_header_extended::ExtendedItemFault;
 use crate::wire::layout::{Bitness, Layout};
 
 /// Everything that can go wrong when decoding or encoding one struct; each variant says which
@@ -95,6 +96,16 @@ pub enum CodecError {
         /// The hook id found at offset 0x06.
         found: u16,
     },
+    /// An extended data item after an `EVENT_HEADER` is malformed, or its data does not have
+    /// the layout its type needs.
+    ExtendedItem {
+        /// Which item of the event, counting from 0.
+        index: usize,
+        /// Where the item starts, from the start of the event (0x50 for the first one).
+        offset: usize,
+        /// What is wrong, and what was expected.
+        fault: ExtendedItemFault,
+    },
 }
 
 impl CodecError {
@@ -109,6 +120,7 @@ impl CodecError {
             | Self::SizeBeyondInput { layout, .. }
             | Self::PointerTooWide { layout, .. }
             | Self::UnexpectedHookId { layout, .. } => layout,
+            Self::ExtendedItem { .. } => Layout::ExtendedItemHeader,
         }
     }
 }
@@ -178,6 +190,15 @@ impl core::fmt::Display for CodecError {
             } => write!(
                 f,
                 "{layout}.HookId (offset 0x06): expected {expected:#06x}, found {found:#06x}"
+            ),
+            Self::ExtendedItem {
+                index,
+                offset,
+                fault,
+            } => write!(
+                f,
+                "{} {index} at event offset {offset:#x}: {fault}",
+                Layout::ExtendedItemHeader
             ),
         }
     }

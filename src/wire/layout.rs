@@ -74,11 +74,18 @@ pub enum Layout {
     TraceLogfileHeader32,
     /// `TRACE_LOGFILE_HEADER` from a 64-bit logger, 0x118 bytes.
     TraceLogfileHeader64,
+    /// `EVENT_HEADER` as a trace buffer stores it (`EVENT_HEADER32`/`EVENT_HEADER64` events),
+    /// 0x50 bytes on both bitnesses.
+    EventHeader,
+    /// The 8-byte header of an extended data item as a trace buffer stores it after an
+    /// `EVENT_HEADER` (`EVENT_HEADER_EXTENDED_DATA_ITEM` without its `DataPtr`: the data follows
+    /// in place).
+    ExtendedItemHeader,
 }
 
 impl Layout {
     /// Every layout, in declaration order.
-    pub const ALL: [Self; 12] = [
+    pub const ALL: [Self; 14] = [
         Self::EventTraceHeader,
         Self::EventInstanceHeader,
         Self::EventInstanceGuidHeader,
@@ -91,6 +98,8 @@ impl Layout {
         Self::SystemTraceHeader,
         Self::TraceLogfileHeader32,
         Self::TraceLogfileHeader64,
+        Self::EventHeader,
+        Self::ExtendedItemHeader,
     ];
 
     /// The struct's name in the Windows SDK headers, with its bitness where it has two layouts.
@@ -108,6 +117,8 @@ impl Layout {
             Self::SystemTraceHeader => "SYSTEM_TRACE_HEADER",
             Self::TraceLogfileHeader32 => "TRACE_LOGFILE_HEADER (32-bit)",
             Self::TraceLogfileHeader64 => "TRACE_LOGFILE_HEADER (64-bit)",
+            Self::EventHeader => "EVENT_HEADER",
+            Self::ExtendedItemHeader => "EVENT_HEADER_EXTENDED_DATA_ITEM",
         }
     }
 
@@ -123,6 +134,8 @@ impl Layout {
             Self::SystemTraceHeader => 0x20,
             Self::TraceLogfileHeader32 => 0x110,
             Self::TraceLogfileHeader64 => 0x118,
+            Self::EventHeader => 0x50,
+            Self::ExtendedItemHeader => 8,
         }
     }
 

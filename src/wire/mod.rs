@@ -39,6 +39,16 @@ pub use file::wmi_buffer_header::{
     BufferFlags, BufferType, WmiBufferHeader, DEFAULT_TRACE_ALIGNMENT,
 };
 pub use guid::Guid;
+pub use headers::event_header::{
+    EventCpuTime, EventDescriptor, EventHeader, EventHeaderFlags, EventHeaderProperty,
+    EventHeaderTimes,
+};
+pub use headers::event_header_extended::{
+    EventHeaderExtType, ExtendedAndUserData, ExtendedInstance, ExtendedItem, ExtendedItemFault,
+    ExtendedItemHeader, ExtendedItemIter, ExtendedItemList, ExtendedItems, ExtendedPayload,
+    PayloadLength, ProviderTrait, ProviderTraitIter, ProviderTraitType, ProviderTraits, Sid,
+    StackKey32, StackKey64, StackTrace32, StackTrace64, U32Values, U64Values,
+};
 pub use headers::event_instance_guid_header::EventInstanceGuidHeader;
 pub use headers::event_instance_header::EventInstanceHeader;
 pub use headers::event_trace_header::EventTraceHeader;

@@ -1,5 +1,7 @@
 //! The headers that begin each event in a trace buffer.
 
+pub mod event_header;
+pub mod event_header_extended;
 pub mod event_instance_guid_header;
 pub mod event_instance_header;
 pub mod event_trace_header;

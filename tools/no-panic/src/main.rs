@@ -16,11 +16,12 @@ use core::panic::PanicInfo;
 
 use etw_classic::read::{MergeCursor, TimeOrder, TraceClock};
 use etw_classic::wire::UtcDateTime;
+use etw_classic::wire::ExtendedAndUserData;
 use etw_classic::{
-    plain_lz77, Bitness, Class, EtlFile, EtlHeader, EventData, EventInstanceGuidHeader,
-    EventInstanceHeader, EventInstanceInfo, EventKind, EventTrace, EventTraceHeader, Events, Guid,
-    InstanceTree, Level, MofField, Provider, Session, SteppingContext, SystemTraceHeader,
-    TraceBuffer, TraceLogfileHeader, WmiBufferHeader,
+    plain_lz77, Bitness, Class, EtlFile, EtlHeader, EventData, EventHeader,
+    EventInstanceGuidHeader, EventInstanceHeader, EventInstanceInfo, EventKind, EventTrace,
+    EventTraceHeader, Events, Guid, InstanceTree, Level, MofField, Provider, Session,
+    SteppingContext, SystemTraceHeader, TraceBuffer, TraceLogfileHeader, WmiBufferHeader,
 };
 
 extern "Rust" {
@@ -71,6 +72,11 @@ fn fixed_headers(input: &[u8], bitness: Bitness, output: &mut [u8]) {
         let _ = black_box((header.to_bytes(), data, rest));
         let _ = black_box(header.emit(output).map(|rest| rest.len()));
     }
+    if let Ok((header, body, rest)) = EventHeader::parse_event(input) {
+        let _ = black_box((header.to_bytes(), header.cpu_time(), rest));
+        let _ = black_box(header.emit(output).map(|rest| rest.len()));
+        extended_items(&body, output);
+    }
     if let Ok((trace, _)) = EventTrace::parse(input, bitness) {
         let _ = black_box(trace.to_bytes());
         let _ = black_box(trace.emit(output).map(|rest| rest.len()));
@@ -93,11 +99,50 @@ fn fixed_headers(input: &[u8], bitness: Bitness, output: &mut [u8]) {
     let _ = black_box(Class::from_roll_up(roll_up).roll_up());
 }
 
+/// The extended data items after an `EVENT_HEADER`: the walk, each item's typed payload (and
+/// the values inside it) and encoding, and the checked split with its user data.
+fn extended_items(body: &ExtendedAndUserData<'_>, output: &mut [u8]) {
+    use etw_classic::wire::ExtendedPayload;
+    for item in body.items().flatten() {
+        let _ = black_box(item.emit(black_box(&mut *output)).map(|rest| rest.len()));
+        match black_box(item.payload()) {
+            Ok(ExtendedPayload::Sid(sid)) => {
+                let _ = black_box(sid.sub_authorities.sum::<u32>());
+            }
+            Ok(ExtendedPayload::StackTrace64(stack)) => {
+                let _ = black_box(stack.addresses.max());
+            }
+            Ok(ExtendedPayload::StackTrace32(stack)) => {
+                let _ = black_box(stack.addresses.rev().next());
+            }
+            Ok(ExtendedPayload::ProviderTraits(traits)) => {
+                for provider_trait in traits.traits() {
+                    let _ = black_box(provider_trait.guid());
+                }
+            }
+            other => {
+                let _ = black_box(other);
+            }
+        }
+    }
+    if let Ok((items, user_data)) = body.split() {
+        let _ = black_box((items.iter().count(), user_data));
+    }
+}
+
 /// The event iterator, the consumer's buffer view and the instance tree.
 fn buffers(input: &[u8], bitness: Bitness) {
+    let mut output = [0u8; 64];
     for event in Events::new(input).flatten() {
-        if let EventKind::Instance { header, data } = black_box(event.kind()) {
-            let _ = black_box((header, data));
+        match black_box(event.kind()) {
+            EventKind::Instance { header, data } => {
+                let _ = black_box((header, data));
+            }
+            EventKind::EventHeader { header, body } => {
+                let _ = black_box(header);
+                extended_items(&body, &mut output);
+            }
+            _ => {}
         }
     }
     if let Ok(buffer) = TraceBuffer::parse(input) {
