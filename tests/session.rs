@@ -759,13 +759,29 @@ fn level_filter_follows_the_enable_level() {
 }
 
 #[test]
-fn checks_come_before_the_level_filter() {
+fn the_level_filter_comes_before_the_checks() {
     let mut f = fixture::<512, 1>(Bitness::Bits64);
-    f.session.set_enable_level(Level::NONE);
     let mut header = full_header(0, Level::VERBOSE);
     header.size = 0x20;
     let error = f.trace_full(&header, EventData::Inline(&[])).unwrap_err();
     assert_eq!(error.win32_code(), Win32Error::INVALID_PARAMETER);
+    // An event the session does not take is not checked: it costs the level comparison only.
+    f.session.set_enable_level(Level::NONE);
+    assert_eq!(
+        f.trace_full(&header, EventData::Inline(&[])),
+        Ok(Traced::FilteredOut)
+    );
+    f.session.set_enable_level(Level::ERROR);
+    let info = f.provider.create_instance_id(f.class_a).unwrap();
+    let mut header = instance_header(f.class_a, 3, EventType::INFO, Level::WARNING);
+    header.times = TimesOrFlags::from_event_id(0, WnodeFlags::USE_MOF_PTR);
+    assert_eq!(
+        f.trace_instance(&header, EventData::Inline(&[]), &info, None),
+        Ok(Traced::FilteredOut)
+    );
+    let clock = f.context.now;
+    assert_eq!(f.context.now, clock, "no clock reading for a filtered event");
+    assert_eq!(f.session.stats().events_written, 0);
 }
 
 #[test]

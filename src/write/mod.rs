@@ -14,4 +14,4 @@ pub use error::{InstanceRole, TraceError, Win32Error};
 pub use etl_writer::{EtlHeader, EVENT_TRACE_FILE_MODE_SEQUENTIAL};
 pub use event::{EventData, Traced};
 pub use provider::{Provider, SteppingContext, TraceContext};
-pub use session::{Session, SessionStats};
+pub use session::{Session, SessionStats, WhenFull};
