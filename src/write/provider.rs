@@ -93,7 +93,9 @@ impl TraceContext for SteppingContext {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 struct Registration {
-    class_guid: Guid,
+    /// The class GUID as the wire holds it (`Data1` to `Data3` little-endian), ready to be
+    /// copied into each event's `Guid` and `ParentGuid`.
+    class_guid: GuidOrPtr,
     /// The last instance id handed out for this class (0 before the first).
     last_instance_id: u32,
 }
@@ -168,7 +170,7 @@ impl<const CLASSES: usize> Provider<CLASSES> {
         let index = self.registrations.len();
         self.registrations
             .push(Registration {
-                class_guid,
+                class_guid: GuidOrPtr::from_guid(class_guid),
                 last_instance_id: 0,
             })
             .map_err(|_| TraceError::RegistrationTableFull { capacity: CLASSES })?;
@@ -179,14 +181,14 @@ impl<const CLASSES: usize> Provider<CLASSES> {
     pub fn handle_of(&self, class_guid: Guid) -> Option<u64> {
         self.registrations
             .iter()
-            .position(|registration| registration.class_guid == class_guid)
+            .position(|registration| registration.class_guid.guid() == class_guid)
             .map(handle_for_index)
     }
 
     /// The class GUID registered under `reg_handle`.
     pub fn class_guid(&self, reg_handle: u64) -> Option<Guid> {
         self.registration(reg_handle)
-            .map(|registration| registration.class_guid)
+            .map(|registration| registration.class_guid.guid())
     }
 
     /// Creates the next instance id of a registered class, as `CreateTraceInstanceId` does:
@@ -274,7 +276,7 @@ impl<const CLASSES: usize> Provider<CLASSES> {
                 parent.instance_id(),
                 self.check_instance(InstanceRole::Parent, parent, header.parent_reg_handle)?,
             ),
-            None => (0, &Guid::NIL),
+            None => (0, &GuidOrPtr([0; 16])),
         };
         let header_type = match self.bitness {
             Bitness::Bits32 => HeaderType::INSTANCE32,
@@ -296,13 +298,19 @@ impl<const CLASSES: usize> Provider<CLASSES> {
                         header_type,
                         class,
                         timestamp,
-                        GuidOrPtr::from_guid(*class_guid),
+                        *class_guid,
                     ),
                     instance_id,
                     parent_instance_id,
-                    parent_guid: *parent_guid,
+                    parent_guid: Guid::NIL,
                 }
                 .emit(out.as_mut_slice());
+                // `ParentGuid`, the header's last 16 bytes, copied as the registration holds
+                // it (the optimiser drops the NIL written before), as one `u128`: four word
+                // moves, where a 16-byte array copy is a call to `memcpy`.
+                if let Some(out) = out.last_chunk_mut::<16>() {
+                    *out = u128::from_ne_bytes(parent_guid.0).to_ne_bytes();
+                }
             },
         )
     }
@@ -365,41 +373,72 @@ impl<const CLASSES: usize> Provider<CLASSES> {
     }
 
     /// Checks one `EVENT_INSTANCE_INFO` argument against the header's handle and returns the
-    /// class GUID registered under it.
-    #[inline]
+    /// class GUID registered under it (see [`instance_error`](Self::instance_error) for the
+    /// checks and their order).
+    #[inline(always)]
     fn check_instance(
         &self,
         role: InstanceRole,
         info: &EventInstanceInfo,
         handle_in_header: u64,
-    ) -> Result<&Guid, TraceError> {
+    ) -> Result<&GuidOrPtr, TraceError> {
+        let (reg_handle, instance_id, bitness) = match info {
+            EventInstanceInfo::Bits32(info) => (
+                u64::from(info.reg_handle),
+                info.instance_id,
+                Bitness::Bits32,
+            ),
+            EventInstanceInfo::Bits64(info) => {
+                (info.reg_handle, info.instance_id, Bitness::Bits64)
+            }
+        };
+        // Every check passes: one test each, and the registration's GUID. (A zero handle has
+        // no registration.)
+        if instance_id != 0 && bitness == self.bitness && handle_in_header == reg_handle {
+            if let Some(registration) = self.registration(reg_handle) {
+                return Ok(&registration.class_guid);
+            }
+        }
+        Err(self.instance_error(role, info, handle_in_header))
+    }
+
+    /// The error of an `EVENT_INSTANCE_INFO` argument that fails a check, the first of: a
+    /// non-zero `RegHandle` and `InstanceId` ([`TraceError::EmptyInstanceInfo`]), the
+    /// provider's bitness ([`TraceError::InstanceInfoBitness`]), a handle this provider
+    /// registered ([`TraceError::UnknownRegHandle`]), the same handle in the header
+    /// ([`TraceError::RegHandleMismatch`]).
+    #[cold]
+    #[inline(never)]
+    fn instance_error(
+        &self,
+        role: InstanceRole,
+        info: &EventInstanceInfo,
+        handle_in_header: u64,
+    ) -> TraceError {
         let reg_handle = info.reg_handle();
         let instance_id = info.instance_id();
         if reg_handle == 0 || instance_id == 0 {
-            return Err(TraceError::EmptyInstanceInfo {
+            return TraceError::EmptyInstanceInfo {
                 role,
                 reg_handle,
                 instance_id,
-            });
+            };
         }
         if info.bitness() != self.bitness {
-            return Err(TraceError::InstanceInfoBitness {
+            return TraceError::InstanceInfoBitness {
                 role,
                 expected: self.bitness,
                 found: info.bitness(),
-            });
+            };
         }
-        let registration = self
-            .registration(reg_handle)
-            .ok_or(TraceError::UnknownRegHandle { role, reg_handle })?;
-        if handle_in_header != reg_handle {
-            return Err(TraceError::RegHandleMismatch {
-                role,
-                in_header: handle_in_header,
-                in_instance_info: reg_handle,
-            });
+        if self.registration(reg_handle).is_none() {
+            return TraceError::UnknownRegHandle { role, reg_handle };
         }
-        Ok(&registration.class_guid)
+        TraceError::RegHandleMismatch {
+            role,
+            in_header: handle_in_header,
+            in_instance_info: reg_handle,
+        }
     }
 
     #[inline]
@@ -409,7 +448,7 @@ impl<const CLASSES: usize> Provider<CLASSES> {
 }
 
 /// `Flags` "must contain WNODE_FLAG_TRACED_GUID".
-#[inline]
+#[inline(always)]
 fn check_traced_guid(flags: WnodeFlags) -> Result<(), TraceError> {
     if flags.contains(WnodeFlags::TRACED_GUID) {
         Ok(())
@@ -419,7 +458,7 @@ fn check_traced_guid(flags: WnodeFlags) -> Result<(), TraceError> {
 }
 
 /// `TimeStamp`: the caller's with `WNODE_FLAG_USE_TIMESTAMP`, else a reading of the clock.
-#[inline]
+#[inline(always)]
 fn event_time(context: &mut impl TraceContext, flags: WnodeFlags, timestamp_in_header: i64) -> i64 {
     if flags.contains(WnodeFlags::USE_TIMESTAMP) {
         timestamp_in_header
@@ -430,7 +469,7 @@ fn event_time(context: &mut impl TraceContext, flags: WnodeFlags, timestamp_in_h
 
 /// The `EVENT_TRACE_HEADER` part every written event shares, stamped by the logger from
 /// `context` (its `ThreadId`, `ProcessId` and CPU times) and the event's time.
-#[inline]
+#[inline(always)]
 fn stamped(
     context: &impl TraceContext,
     size: u16,

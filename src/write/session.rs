@@ -404,8 +404,9 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> Session<BUFFER_SIZE, B
                 })
             }
         };
-        // Below 0x10000 + 8: `total` is below the limit.
-        let padded = total.next_multiple_of(DEFAULT_TRACE_ALIGNMENT);
+        // `total` is below the limit, at most 0x10000: the sum does not overflow.
+        #[allow(clippy::arithmetic_side_effects)]
+        let padded = (total + (DEFAULT_TRACE_ALIGNMENT - 1)) & !(DEFAULT_TRACE_ALIGNMENT - 1);
         // The fast path: the current buffer has room. (`used` is at most `BUFFER_SIZE` and
         // `padded` below 0x10008, so the sum fits a `usize` of 32 bits or more; it saturates
         // on a 16-bit one, where it is past the buffer's end too.)
@@ -418,11 +419,9 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> Session<BUFFER_SIZE, B
         // `make_room`, or the test above, found `padded` bytes free at `offset` in buffer
         // `slot`, which is the current one; were they not there, the event would be lost, not
         // written.
-        let Some(event) = self
-            .buffers
-            .get_mut(slot)
-            .and_then(|buffer| buffer.get_mut(offset..))
-            .and_then(|rest| rest.get_mut(..padded))
+        let Some(event) = offset
+            .checked_add(padded)
+            .and_then(|end| self.buffers.get_mut(slot)?.get_mut(offset..end))
         else {
             return Err(self.lose_event());
         };
@@ -434,10 +433,12 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> Session<BUFFER_SIZE, B
         let Some((header_out, rest)) = event.split_first_chunk_mut::<HEADER_LEN>() else {
             return Err(self.lose_event());
         };
+        // The header first: the values it is built from are then done with before the data's
+        // `memcpy` call, and need not be kept across it.
+        write_header(header_out, size, time, context);
         if write_data(rest, data).is_none() {
             return Err(self.lose_event());
         }
-        write_header(header_out, size, time, context);
         // The event's `padded` bytes were there from `offset`: within the buffer.
         #[allow(clippy::arithmetic_side_effects)]
         {
@@ -679,14 +680,13 @@ const fn fits_u32(value: usize) -> bool {
 const ALIGNMENT_BYTE: u8 = 8;
 const _: () = assert!(DEFAULT_TRACE_ALIGNMENT == 8);
 
-/// Copies the event data to the start of `out` (the MOF fields one after another), each field
-/// as one `copy_from_slice` (a `memcpy`); `None` if `out` is too short for it.
-#[inline]
+/// Copies the event data to the start of `out` (the MOF fields one after another), each as one
+/// `copy_from_slice` of the whole slice: a `memcpy` call, which copies word by word (about one
+/// instruction a byte), with no per-byte check; `None` if `out` is too short for it.
+#[inline(always)]
 fn write_data(out: &mut [u8], data: EventData<'_>) -> Option<()> {
     match data {
-        EventData::Inline(bytes) => {
-            out.get_mut(..bytes.len())?.copy_from_slice(bytes);
-        }
+        EventData::Inline(bytes) => out.get_mut(..bytes.len())?.copy_from_slice(bytes),
         EventData::MofFields(fields) => {
             let mut rest = out;
             for field in fields {
