@@ -129,7 +129,7 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> SharedSession<BUFFER_S
     pub fn take_oldest_full(&self, out: &mut [u8; BUFFER_SIZE]) -> Result<bool, TraceError> {
         self.with(|session| match session.oldest_full() {
             Some(buffer) => {
-                out.copy_from_slice(buffer);
+                *out = *buffer;
                 session.release_oldest_full()
             }
             None => false,
