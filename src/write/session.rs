@@ -414,7 +414,14 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> Session<BUFFER_SIZE, B
         let (slot, offset, time) = if self.used != 0 && end <= BUFFER_SIZE {
             (self.current, self.used, timestamp(context))
         } else {
-            self.make_room(|| timestamp(context))?
+            // The clock is read here, between the two halves, so that the context stays in the
+            // caller (neither half takes it), and only once a buffer is sure.
+            if !self.room_after_current() {
+                return Err(self.lose_event());
+            }
+            let time = timestamp(context);
+            self.start_buffer(time);
+            (self.current, WmiBufferHeader::LEN, time)
         };
         // `make_room`, or the test above, found `padded` bytes free at `offset` in buffer
         // `slot`, which is the current one; were they not there, the event would be lost, not
@@ -451,36 +458,34 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> Session<BUFFER_SIZE, B
         Ok(Traced::Written { slot, offset, size })
     }
 
-    /// The slot and offset where an event goes when it does not fit the current buffer (or
-    /// there is none), and its time: the next buffer, after sealing the current
-    /// one. When every buffer is full, overwrites the oldest full one, or loses the event
-    /// without reading the clock, as [`WhenFull`] says.
+    /// Whether an event that does not fit the current buffer (or finds none) will have a
+    /// buffer: one is free once the current one is sealed, or the session overwrites the
+    /// oldest full one. When it will not, the current buffer is sealed all the same (full
+    /// buffers go to the caller), stamped with its last event's time, as the clock is not read
+    /// for a lost event.
     #[inline(never)]
-    fn make_room(
-        &mut self,
-        timestamp: impl FnOnce() -> i64,
-    ) -> Result<(usize, usize, i64), TraceError> {
+    fn room_after_current(&mut self) -> bool {
         let has_current = self.used != 0;
         // Sealing the current buffer would leave none free.
         let none_free = self.full.saturating_add(usize::from(has_current)) >= BUFFER_COUNT;
         if none_free && self.when_full == WhenFull::DropNewest {
-            if has_current {
-                // Full buffers go to the caller; this one is stamped with its last event's
-                // time, as the clock is not read for a lost event.
-                self.seal_current(self.last_timestamp);
-            }
-            return Err(self.lose_event());
+            self.seal_current(self.last_timestamp);
+            return false;
         }
-        let time = timestamp();
-        if has_current {
-            self.seal_current(time);
-        }
+        true
+    }
+
+    /// Seals the current buffer (if any) at `timestamp`, overwrites the oldest full buffer if
+    /// none is free ([`room_after_current`](Self::room_after_current) has said one may be),
+    /// and makes the next buffer current, empty.
+    #[inline(never)]
+    fn start_buffer(&mut self, timestamp: i64) {
+        self.seal_current(timestamp);
         if self.full >= BUFFER_COUNT {
             self.overwrite_oldest();
         }
         self.used = WmiBufferHeader::LEN;
         self.current_events = 0;
-        Ok((self.current, WmiBufferHeader::LEN, time))
     }
 
     /// Counts one lost event and returns the error that reports it.
