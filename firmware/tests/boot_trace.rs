@@ -1,0 +1,201 @@
+//! The boot trace, written on the host, reads back through the library's reader with every
+//! event, the instance tree the firmware built (boot → stages → steps), and the counts of the
+//! logfile header.
+
+use etw_classic::{
+    read::InstanceKey, wire::TraceLogfileHeader32, EtlFile, EventType, HeaderType, InstanceTree,
+    TraceBuffer, TraceLogfileHeader, WmiBufferHeader,
+};
+use etw_classic_firmware::{
+    boot_trace, BootSummary, EtlSink, Mode, BITNESS, BOOT_CLASS, BOOT_TIME, BUFFER_COUNT,
+    BUFFER_SIZE, CLOCK_STEP, LOGGER_ID, STAGE_CLASS, STEP_CLASS, WATCHDOG_CLASS,
+};
+
+struct FileImage(Vec<u8>);
+
+impl EtlSink for FileImage {
+    type Error = ();
+
+    fn write_at(&mut self, offset: u64, bytes: &[u8]) -> Result<(), ()> {
+        let start = usize::try_from(offset).map_err(|_| ())?;
+        let end = start + bytes.len();
+        if self.0.len() < end {
+            self.0.resize(end, 0);
+        }
+        self.0[start..end].copy_from_slice(bytes);
+        Ok(())
+    }
+}
+
+fn logfile_header(file: &EtlFile<'_>) -> TraceLogfileHeader32 {
+    match file.logfile_header {
+        TraceLogfileHeader::Bits32(header) => header,
+        other => panic!("a 32-bit logger writes a 32-bit logfile header, not {other:?}"),
+    }
+}
+
+fn traced(mode: Mode) -> (BootSummary, Vec<u8>) {
+    let mut file = FileImage(Vec::new());
+    let summary = boot_trace(mode, &mut file).unwrap();
+    (summary, file.0)
+}
+
+/// What the reader finds in a file.
+#[derive(Debug, Default)]
+struct ReadBack {
+    instance_events: u32,
+    plain_events: u32,
+    watchdog_kicks: Vec<u32>,
+    timestamps: Vec<i64>,
+    tree: InstanceTree<32>,
+}
+
+fn read_back(bytes: &[u8]) -> ReadBack {
+    let mut found = ReadBack::default();
+    for (index, chunk) in bytes.chunks(BUFFER_SIZE).enumerate().skip(1) {
+        let buffer = TraceBuffer::parse(chunk).unwrap();
+        assert_eq!(
+            buffer.header.sequence_number, index as i64,
+            "buffer {index}"
+        );
+        assert_eq!(buffer.header.client_context.logger_id(), LOGGER_ID);
+        for event in buffer.classic_events(BITNESS) {
+            let event = event.unwrap();
+            let header = event.event_trace.header();
+            found.timestamps.push(header.timestamp);
+            match header.header_type {
+                HeaderType::INSTANCE32 => {
+                    found.instance_events += 1;
+                    found
+                        .tree
+                        .add(&event.event_trace.instance_header())
+                        .unwrap();
+                }
+                HeaderType::FULL_HEADER32 => {
+                    found.plain_events += 1;
+                    assert_eq!(header.guid.guid(), WATCHDOG_CLASS);
+                    let (text, kicks) = event.data.split_last_chunk::<4>().unwrap();
+                    assert_eq!(text, b"watchdog kicks=");
+                    found.watchdog_kicks.push(u32::from_le_bytes(*kicks));
+                }
+                other => panic!("unexpected header type {other:?}"),
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn streaming_trace_reads_back_with_every_event_and_the_instance_tree() {
+    let (summary, bytes) = traced(Mode::Streaming);
+    assert_eq!(
+        summary,
+        BootSummary {
+            calls: 45,
+            written: 40,
+            instance_events: 36,
+            plain_events: 4,
+            filtered_out: 4,
+            lost: 0,
+            too_large: 1,
+            buffers: 9,
+            file_len: 10 * 512,
+        }
+    );
+    assert_eq!(bytes.len(), 10 * BUFFER_SIZE);
+    let file = EtlFile::parse(&bytes).unwrap();
+    let header = logfile_header(&file);
+    assert_eq!(header.buffers_written, 10);
+    assert_eq!(header.log_instance.events_lost(), 0);
+    assert_eq!(header.buffer_size, 512);
+    assert_eq!(header.start_time, BOOT_TIME);
+    // Every call but the 4 filtered out read the clock once.
+    assert_eq!(header.end_time, BOOT_TIME + 41 * CLOCK_STEP);
+    assert_eq!(file.names.log_file_name, "streaming.etl");
+
+    let found = read_back(&bytes);
+    assert_eq!(found.instance_events, 36);
+    assert_eq!(found.plain_events, 4);
+    assert_eq!(found.watchdog_kicks, [1, 2, 3, 4]);
+    assert!(found.timestamps.windows(2).all(|pair| pair[0] < pair[1]));
+
+    // One boot, four stages under it, eight steps under the stages.
+    let tree = &found.tree;
+    let roots: Vec<_> = tree.roots().collect();
+    assert_eq!(roots.len(), 1);
+    let boot = roots[0].key;
+    assert_eq!(
+        boot,
+        InstanceKey {
+            class_guid: BOOT_CLASS,
+            instance_id: 1
+        }
+    );
+    assert_eq!(roots[0].events, 2);
+    let stages: Vec<_> = tree.children(boot).collect();
+    assert_eq!(stages.len(), 4);
+    let steps_per_stage: Vec<usize> = stages
+        .iter()
+        .map(|stage| {
+            assert_eq!(stage.key.class_guid, STAGE_CLASS);
+            tree.children(stage.key)
+                .inspect(|step| {
+                    assert_eq!(step.key.class_guid, STEP_CLASS);
+                    assert_eq!(step.events, 3);
+                    assert_eq!(tree.depth(step.key), Some(2));
+                })
+                .count()
+        })
+        .collect();
+    assert_eq!(steps_per_stage, [2, 3, 1, 2]);
+    assert_eq!(tree.nodes().len(), 1 + 4 + 8);
+    assert!(tree
+        .nodes()
+        .iter()
+        .all(|node| node.conflicting_parents == 0));
+}
+
+#[test]
+fn single_shot_trace_keeps_the_first_buffers_and_counts_the_lost_events() {
+    let (summary, bytes) = traced(Mode::SingleShot);
+    assert_eq!(summary.buffers as usize, BUFFER_COUNT);
+    assert_eq!(summary.lost, 26);
+    assert_eq!(
+        summary.written + summary.lost + summary.filtered_out + summary.too_large,
+        45
+    );
+    let file = EtlFile::parse(&bytes).unwrap();
+    let header = logfile_header(&file);
+    assert_eq!(header.buffers_written, 4);
+    assert_eq!(header.log_instance.events_lost(), 26);
+    assert_eq!(file.names.log_file_name, "single-shot.etl");
+
+    let found = read_back(&bytes);
+    assert_eq!(found.instance_events, summary.instance_events);
+    assert_eq!(found.plain_events, summary.plain_events);
+    assert_eq!(found.instance_events + found.plain_events, 14);
+    // The first events of the streaming trace, byte for byte: the same calls filled the
+    // same buffers until the pool ran out.
+    let (_, streaming) = traced(Mode::Streaming);
+    for index in 1..=BUFFER_COUNT {
+        let range = index * BUFFER_SIZE..(index + 1) * BUFFER_SIZE;
+        assert_eq!(bytes[range.clone()], streaming[range], "buffer {index}");
+    }
+    // The boot's START is there, its END was lost.
+    let boot = found
+        .tree
+        .get(InstanceKey {
+            class_guid: BOOT_CLASS,
+            instance_id: 1,
+        })
+        .unwrap();
+    assert_eq!(boot.events, 1);
+    let first = TraceBuffer::parse(&bytes[BUFFER_SIZE..2 * BUFFER_SIZE]).unwrap();
+    let start = first.classic_events(BITNESS).next().unwrap().unwrap();
+    assert_eq!(
+        start.event_trace.header().class.event_type,
+        EventType::START
+    );
+    assert_eq!(start.data, b"bootloader 1.4.2");
+    assert!(WmiBufferHeader::LEN < first.header.offset as usize);
+}

@@ -1,0 +1,310 @@
+#!/usr/bin/env python3
+"""The library's costs on a Cortex-M4, measured under QEMU: instructions and stack per call, and
+flash and RAM in a firmware image, in three build profiles. Prints the tables of
+docs/FIRMWARE.md (Markdown).
+
+How each figure is made (the firmware is firmware/qemu/, built for thumbv7em-none-eabihf and run
+on QEMU's mps2-an386 board):
+
+  instructions  src/bin/costs.rs reads SysTick (clocked by the core, 25 MHz on this board)
+                before and after each call. Under `-icount shift=10,align=off,sleep=off` the
+                virtual clock advances 2^10 ns per instruction, so SysTick moves 25.6 ticks per
+                instruction; the firmware measures that ratio itself (10 000 NOPs) and the
+                overhead of the measurement (the same reads around a call of a function that
+                does nothing), and the figure is (ticks - overhead) / ratio: the instructions
+                the call executes, its call and return included.
+  stack         the firmware paints 8 KiB below its stack pointer with a pattern, makes the
+                call, and finds the lowest word no longer painted: the bytes the call wrote
+                below its caller's stack pointer (its return address push included). The
+                32 bytes just below are left unpainted, so a figure of 32 means "at most 32".
+  flash, RAM    section sizes from the ELF section headers of two images built alike:
+                image-traced (a provider and a 2 x 512-byte session in a static, one instance
+                event with a parent, one plain event, flush, drain, the logfile header) and
+                image-plain (the same start-up and file writes without the library, no static).
+                Code is .vector_table + .text + .rodata; flash is code + .data (the initial
+                image start-up copies to RAM); RAM is .data + .bss. The stack is not in them
+                (see the stack column).
+  cross-check   the costs firmware is run once more with `-semihosting-config arg=crosscheck`
+                under `-singlestep -d exec,nochain`, so QEMU logs every instruction it
+                executes; the script counts the log's instructions between the SysTick reads
+                around one call (a 16-byte instance event with a parent) and around the empty
+                call, and compares their difference with the SysTick figure.
+
+Usage: python3 tools/firmware-costs/costs.py [--json]
+Installs the thumbv7em target and qemu-system-arm when they are missing. Builds go to
+target/firmware/ at the root of the repository.
+"""
+
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+MANIFEST = ROOT / "firmware" / "qemu" / "Cargo.toml"
+TARGET_DIR = ROOT / "target" / "firmware"
+TARGET = "thumbv7em-none-eabihf"
+MACHINE = "mps2-an386"
+# The other cores, measured in the fw-s profile: (core, target, QEMU machine).
+OTHER_CORES = [
+    ("Cortex-M3", "thumbv7m-none-eabi", "lm3s6965evb"),
+    ("Cortex-M0", "thumbv6m-none-eabi", "microbit"),
+]
+ICOUNT = "shift=10,align=off,sleep=off"
+
+# (profile, what it sets); the first two are firmware/qemu/Cargo.toml's, the last cargo's own.
+PROFILES = [
+    ("fw-s", 'opt-level "s", lto = "fat", codegen-units = 1'),
+    ("fw-z", 'opt-level "z", lto = "fat", codegen-units = 1'),
+    ("release", "cargo's default release: opt-level 3, lto = false, codegen-units = 16"),
+]
+
+# (case printed by the firmware, what the row says)
+CASES = [
+    ("instance-0", "`trace_event_instance`, 0 bytes of data, no parent"),
+    ("instance-16", "`trace_event_instance`, 16 bytes, no parent"),
+    ("instance-64", "`trace_event_instance`, 64 bytes, no parent"),
+    ("instance-256", "`trace_event_instance`, 256 bytes, no parent"),
+    ("instance-0-parent", "`trace_event_instance`, 0 bytes, with a parent"),
+    ("instance-16-parent", "`trace_event_instance`, 16 bytes, with a parent"),
+    ("instance-64-parent", "`trace_event_instance`, 64 bytes, with a parent"),
+    ("instance-256-parent", "`trace_event_instance`, 256 bytes, with a parent"),
+    ("filtered-out", "`trace_event_instance` filtered out (level 6, session at 5), 16 bytes, parent"),
+    ("trace-event-16", "`trace_event` (classic, `FULL_HEADER32`), 16 bytes"),
+    ("seal", "`trace_event_instance` that seals a 512-byte buffer (16 bytes of fill) and starts the next, 16 bytes, parent"),
+    ("flush", "`Session::flush` of a 512-byte buffer holding one event (352 bytes of fill)"),
+    ("drain-1", "`Session::drain` of one sealed buffer (the store closure does nothing)"),
+    ("create-instance-id", "`Provider::create_instance_id`"),
+    ("write-first-buffer", "`EtlHeader::write_first_buffer` (512-byte buffer)"),
+]
+
+NOPS = 10_000
+
+
+def run(command, **kwargs):
+    return subprocess.run(command, check=True, **kwargs)
+
+
+def setup():
+    installed = subprocess.run(
+        ["rustup", "target", "list", "--installed"], check=True, capture_output=True, text=True
+    ).stdout.split()
+    for target in [TARGET] + [target for _, target, _ in OTHER_CORES]:
+        if target not in installed:
+            run(["rustup", "target", "add", target])
+    if shutil.which("qemu-system-arm") is None:
+        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+        run(["apt-get", "update", "-qq"])
+        run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", "qemu-system-arm"], env=env)
+
+
+def build(profile, target=TARGET):
+    run(
+        ["cargo", "build", "--quiet", "--manifest-path", str(MANIFEST), "--target-dir",
+         str(TARGET_DIR), "--profile", profile, "--target", target,
+         "--bin", "costs", "--bin", "image-traced", "--bin", "image-plain"]
+    )
+    return TARGET_DIR / target / profile
+
+
+def qemu(elf, *extra, semihosting_args=(), cwd=None, machine=MACHINE):
+    config = "enable=on,target=native" + "".join(f",arg={arg}" for arg in semihosting_args)
+    command = ["qemu-system-arm", "-M", machine, "-nographic", "-semihosting-config", config,
+               "-icount", ICOUNT, *extra, "-kernel", str(elf)]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=cwd)
+    if result.returncode != 0:
+        sys.exit(f"{elf.name} exited with status {result.returncode}:\n{result.stdout}{result.stderr}")
+    return result.stdout
+
+
+def measure(elf, machine=MACHINE):
+    """{case: (instructions, stack bytes)} and the ticks per instruction."""
+    raw = {}
+    for line in qemu(elf, semihosting_args=("costs",), machine=machine).splitlines():
+        fields = line.split()
+        if len(fields) == 4 and fields[0] == "case":
+            raw[fields[1]] = (int(fields[2]), int(fields[3]))
+    empty = raw["empty"][0]
+    per_instruction = (raw["nops"][0] - empty) / NOPS
+    figures = {}
+    for case, _ in CASES:
+        ticks, stack = raw[case]
+        figures[case] = ((ticks - empty) / per_instruction, stack)
+    return figures, per_instruction, empty / per_instruction
+
+
+def crosscheck(elf, per_instruction):
+    """Instructions of one call counted in QEMU's execution log, and from SysTick."""
+    with tempfile.TemporaryDirectory() as scratch:
+        log = Path(scratch) / "exec.log"
+        singlestep = ["-singlestep"]
+        version = subprocess.run(["qemu-system-arm", "--version"], capture_output=True,
+                                 text=True).stdout
+        major = int(re.search(r"version (\d+)", version).group(1))
+        if major >= 8:
+            singlestep = ["-accel", "tcg,one-insn-per-tb=on"]
+        out = qemu(elf, *singlestep, "-d", "exec,nochain", "-D", str(log),
+                   semihosting_args=("costs", "crosscheck"))
+        lines = log.read_text().splitlines()
+    empty_ticks, call_ticks = (int(value) for value in out.split()[1:3])
+    # One instruction per translation block: each "Trace" line is one instruction started.
+    # Under -icount an I/O access in the middle of a block is rewound and the block
+    # re-executed ("cpu_io_recompile: rewound execution of TB to PC"): the line before that
+    # message did not complete, and PC is the SysTick load.
+    executed = []
+    systick_load = None
+    for line in lines:
+        rewound = re.match(r"cpu_io_recompile: rewound execution of TB to ([0-9a-f]+)", line)
+        if rewound:
+            executed.pop()
+            systick_load = int(rewound.group(1), 16)
+            continue
+        trace = re.match(r"Trace \d+: \S+ \[[0-9a-f]+/([0-9a-f]+)/", line)
+        if trace:
+            executed.append(int(trace.group(1), 16))
+    reads = [index for index, pc in enumerate(executed) if pc == systick_load]
+    if len(reads) != 4:
+        sys.exit(f"expected 4 SysTick reads in the execution log, found {len(reads)}")
+    empty_count = reads[1] - reads[0]
+    call_count = reads[3] - reads[2]
+    return {
+        "log_instructions": call_count - empty_count,
+        "log_overhead": empty_count,
+        "systick_instructions": (call_ticks - empty_ticks) / per_instruction,
+        "systick_overhead": empty_ticks / per_instruction,
+    }
+
+
+def sections(path):
+    """{name: (size, is_nobits)} of the allocated sections of an ELF32 little-endian file."""
+    data = Path(path).read_bytes()
+    if data[:4] != b"\x7fELF" or data[4] != 1 or data[5] != 1:
+        sys.exit(f"{path}: not a 32-bit little-endian ELF file")
+    shoff, = struct.unpack_from("<I", data, 0x20)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x2E)
+    headers = [struct.unpack_from("<IIIIIIIIII", data, shoff + index * shentsize)
+               for index in range(shnum)]
+    names_offset = headers[shstrndx][4]
+    result = {}
+    for name, kind, flags, _addr, _offset, size, *_ in headers:
+        if flags & 0x2 and size:  # SHF_ALLOC
+            end = data.index(b"\0", names_offset + name)
+            result[data[names_offset + name:end].decode()] = (size, kind == 8)  # SHT_NOBITS
+    return result
+
+
+def footprint(path):
+    flash = ram = 0
+    for name, (size, nobits) in sections(path).items():
+        if not nobits:
+            flash += size
+        if nobits or name == ".data":
+            ram += size
+    detail = {name: size for name, (size, _) in sections(path).items()}
+    return flash, ram, detail
+
+
+def main():
+    as_json = "--json" in sys.argv[1:]
+    setup()
+    version = subprocess.run(["qemu-system-arm", "--version"], capture_output=True,
+                             text=True).stdout.splitlines()[0]
+    rustc = subprocess.run(["rustc", "--version"], capture_output=True, text=True).stdout.strip()
+    results = {}
+    for profile, _ in PROFILES:
+        out = build(profile)
+        figures, per_instruction, overhead = measure(out / "costs")
+        traced = footprint(out / "image-traced")
+        plain = footprint(out / "image-plain")
+        results[profile] = {
+            "figures": figures,
+            "ticks_per_instruction": per_instruction,
+            "overhead_instructions": overhead,
+            "image_traced": traced,
+            "image_plain": plain,
+        }
+        if profile == "fw-s":
+            results[profile]["crosscheck"] = crosscheck(out / "costs", per_instruction)
+    cores = {}
+    for core, target, machine in OTHER_CORES:
+        out = build("fw-s", target)
+        figures, per_instruction, overhead = measure(out / "costs", machine)
+        cores[core] = {
+            "target": target,
+            "machine": machine,
+            "figures": figures,
+            "ticks_per_instruction": per_instruction,
+            "overhead_instructions": overhead,
+            "image_traced": footprint(out / "image-traced"),
+            "image_plain": footprint(out / "image-plain"),
+        }
+    results["other_cores"] = cores
+    if as_json:
+        print(json.dumps(results, indent=1))
+        return
+
+    print(f"Cortex-M4 ({TARGET}) on QEMU {MACHINE}, `-icount {ICOUNT}`; {version}; {rustc}.\n")
+    header = "| call | " + " | ".join(f"{p}: instructions | {p}: stack" for p, _ in PROFILES) + " |"
+    print(header)
+    print("|" + "---|" * (1 + 2 * len(PROFILES)))
+    for case, label in CASES:
+        cells = []
+        for profile, _ in PROFILES:
+            instructions, stack = results[profile]["figures"][case]
+            cells.append(f"{instructions:.0f}")
+            cells.append(f"≤ {stack}" if stack <= 32 else f"{stack}")
+        print(f"| {label} | " + " | ".join(cells) + " |")
+    print()
+    print("| profile | image | code | .data | .bss | flash | RAM |")
+    print("|---|---|---|---|---|---|---|")
+    for profile, _ in PROFILES:
+        rows = {}
+        for image in ("image_traced", "image_plain"):
+            flash, ram, detail = results[profile][image]
+            data = detail.get(".data", 0)
+            bss = detail.get(".bss", 0) + detail.get(".uninit", 0)
+            rows[image] = (flash - data, data, bss, flash, ram)
+        print(f"| {profile} | image-traced | " + " | ".join(map(str, rows["image_traced"])) + " |")
+        print(f"| {profile} | image-plain | " + " | ".join(map(str, rows["image_plain"])) + " |")
+        difference = (a - b for a, b in zip(rows["image_traced"], rows["image_plain"]))
+        print(f"| {profile} | **the library** | "
+              + " | ".join(f"**{value}**" for value in difference) + " |")
+    print()
+    for profile, _ in PROFILES:
+        print(f"- {profile}: measurement overhead "
+              f"{results[profile]['overhead_instructions']:.1f} instructions, "
+              f"{results[profile]['ticks_per_instruction']:.3f} SysTick ticks per instruction")
+    check = results["fw-s"]["crosscheck"]
+    print(f"- cross-check (fw-s, 16-byte instance event with a parent): "
+          f"{check['log_instructions']} instructions in QEMU's execution log, "
+          f"{check['systick_instructions']:.2f} from SysTick "
+          f"(overhead {check['log_overhead']} in the log, {check['systick_overhead']:.2f} from SysTick)")
+    print()
+    columns = [("Cortex-M4", results["fw-s"])] + list(cores.items())
+    print("The fw-s profile on each core: "
+          + "; ".join(f"{core} ({data.get('target', TARGET)}, QEMU {data.get('machine', MACHINE)}, "
+                      f"{data['ticks_per_instruction']:.3f} SysTick ticks per instruction)"
+                      for core, data in columns) + ".\n")
+    print("| call | " + " | ".join(f"{core}: instructions | {core}: stack" for core, _ in columns)
+          + " |")
+    print("|" + "---|" * (1 + 2 * len(columns)))
+    for case, label in CASES:
+        cells = []
+        for _, data in columns:
+            instructions, stack = data["figures"][case]
+            cells += [f"{instructions:.0f}", f"≤ {stack}" if stack <= 32 else f"{stack}"]
+        print(f"| {label} | " + " | ".join(cells) + " |")
+    cells = []
+    for _, data in columns:
+        (flash, ram, _), (flash0, ram0, _) = data["image_traced"], data["image_plain"]
+        cells += [f"flash {flash - flash0}", f"RAM {ram - ram0}"]
+    print("| the library in image-traced | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()
