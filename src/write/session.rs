@@ -2,6 +2,7 @@
 //! handed to the caller and taken back for reuse, lost and overwritten events counted.
 
 use crate::wire::codes::Level;
+use crate::wire::field::Writer;
 use crate::wire::file::wmi_buffer_header::{
     BufferFlags, BufferType, WmiBufferHeader, DEFAULT_TRACE_ALIGNMENT,
 };
@@ -538,8 +539,11 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> Session<BUFFER_SIZE, B
         // be written, and the counters below would still move on.
         if let Some(buffer) = self.buffers.get_mut(self.current) {
             // `VALID` holds `BUFFER_SIZE` above 0x48: the header always fits, and the check is
-            // resolved when the code is built, as both lengths are constants.
-            let _ = header.emit(buffer.as_mut_slice());
+            // resolved when the code is built, as both lengths are constants. Written member by
+            // member in place, so that the 72 bytes are never built on the stack first.
+            if let Some(out) = buffer.first_chunk_mut::<{ WmiBufferHeader::LEN }>() {
+                header.write(&mut Writer::new(out));
+            }
             // The fill, from the end of the events on, eight bytes at a time (both are multiples
             // of 8): two word stores each, without a `memset` (220 bytes of code).
             if let Some(tail) = buffer.get_mut(used..) {
