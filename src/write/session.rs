@@ -6,6 +6,7 @@ use crate::wire::field::Writer;
 use crate::wire::file::wmi_buffer_header::{
     BufferFlags, BufferType, WmiBufferHeader, DEFAULT_TRACE_ALIGNMENT,
 };
+use crate::wire::headers::event_trace_header::EventTraceHeader;
 use crate::wire::records::buffer_context::BufferContext;
 use crate::write::error::TraceError;
 use crate::write::event::{EventData, Traced};
@@ -118,8 +119,6 @@ pub struct SessionStats {
 #[derive(Clone)]
 pub struct Session<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> {
     buffers: [[u8; BUFFER_SIZE]; BUFFER_COUNT],
-    /// The events of each full buffer, for [`SessionStats::events_overwritten`].
-    events_in: [u32; BUFFER_COUNT],
     /// The slot of the oldest full buffer (when `full` is not 0).
     oldest: usize,
     /// How many buffers are full: slots `oldest`, `oldest + 1`, ... (modulo `BUFFER_COUNT`).
@@ -130,10 +129,6 @@ pub struct Session<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> {
     /// Bytes taken in the current buffer, its header included; 0 when there is no current
     /// buffer.
     used: usize,
-    /// Events in the current buffer.
-    current_events: u32,
-    /// The time of the last event written, for a buffer sealed by an event that is lost.
-    last_timestamp: i64,
     /// Buffers sealed so far: the next one's `SequenceNumber` is one more.
     sealed: i64,
     stats: SessionStats,
@@ -220,13 +215,10 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> Session<BUFFER_SIZE, B
         let () = Self::VALID;
         Self {
             buffers: [const { [0; BUFFER_SIZE] }; BUFFER_COUNT],
-            events_in: [0; BUFFER_COUNT],
             oldest: 0,
             full: 0,
             current: 0,
             used: 0,
-            current_events: 0,
-            last_timestamp: 0,
             sealed: 0,
             stats: SessionStats {
                 events_written: 0,
@@ -451,10 +443,7 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> Session<BUFFER_SIZE, B
         #[allow(clippy::arithmetic_side_effects)]
         {
             self.used = offset + padded;
-            // At most one event per 0x30 bytes of a buffer of at most `u32::MAX` bytes.
-            self.current_events += 1;
         }
-        self.last_timestamp = time;
         self.stats.events_written = self.stats.events_written.saturating_add(1);
         Ok(Traced::Written { slot, offset, size })
     }
@@ -470,7 +459,15 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> Session<BUFFER_SIZE, B
         // Sealing the current buffer would leave none free.
         let none_free = self.full.saturating_add(usize::from(has_current)) >= BUFFER_COUNT;
         if none_free && self.when_full == WhenFull::DropNewest {
-            self.seal_current(self.last_timestamp);
+            let last = self
+                .buffers
+                .get(self.current)
+                .and_then(|buffer| walk(buffer, self.used).1);
+            // A current buffer always holds an event (it is started for one); were it empty,
+            // it would stay current, and the next event would take it.
+            if let Some(last) = last {
+                self.seal_current(last);
+            }
             return false;
         }
         true
@@ -486,7 +483,6 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> Session<BUFFER_SIZE, B
             self.overwrite_oldest();
         }
         self.used = WmiBufferHeader::LEN;
-        self.current_events = 0;
     }
 
     /// Counts one lost event and returns the error that reports it.
@@ -554,12 +550,8 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> Session<BUFFER_SIZE, B
                 }
             }
         }
-        if let Some(events) = self.events_in.get_mut(self.current) {
-            *events = self.current_events;
-        }
         self.current = Self::next_slot(self.current);
         self.used = 0;
-        self.current_events = 0;
         // At most `BUFFER_COUNT`: a buffer is sealed only when it was current, so not full.
         self.full = self.full.saturating_add(1);
         self.sealed = sequence_number;
@@ -570,7 +562,13 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> Session<BUFFER_SIZE, B
     /// Drops the oldest full buffer to make room (every buffer is full), counting it and its
     /// events as overwritten.
     fn overwrite_oldest(&mut self) {
-        let events = self.events_in.get(self.oldest).copied().unwrap_or(0);
+        // The events of the buffer, up to the `Offset` its seal wrote (0 were it not there).
+        let events = self.buffers.get(self.oldest).map_or(0, |buffer| {
+            let end = buffer
+                .first_chunk::<{ WmiBufferHeader::LEN }>()
+                .map_or(0, |header| WmiBufferHeader::from_bytes(header).offset);
+            walk(buffer, usize::try_from(end).unwrap_or(BUFFER_SIZE)).0
+        });
         if self.free_oldest_full() {
             self.stats.events_overwritten = self.stats.events_overwritten.saturating_add(events);
             self.stats.buffers_overwritten = self.stats.buffers_overwritten.saturating_add(1);
@@ -680,6 +678,33 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> defmt::Format
             self.stats
         );
     }
+}
+
+/// The events of a buffer the session wrote, from its header to `end`, walked by their `Size`
+/// (padded to 8): how many, and the `TimeStamp` of the last. Every event the session writes
+/// starts with an `EVENT_TRACE_HEADER` (an instance event's header begins with one), so its
+/// `Size` is at 0 and its `TimeStamp` at 0x10. Walked only when a buffer is overwritten or
+/// sealed by a lost event, so that writing an event counts nothing.
+fn walk(buffer: &[u8], end: usize) -> (u32, Option<i64>) {
+    let (mut count, mut last) = (0u32, None);
+    let mut at = WmiBufferHeader::LEN;
+    while at < end {
+        let Some(header) = buffer
+            .get(at..end)
+            .and_then(<[u8]>::first_chunk::<{ EventTraceHeader::LEN }>)
+            .map(EventTraceHeader::from_bytes)
+        else {
+            break;
+        };
+        count = count.saturating_add(1);
+        last = Some(header.timestamp);
+        // A `Size` of 0 would not move on; the session writes none.
+        match usize::from(header.size).next_multiple_of(DEFAULT_TRACE_ALIGNMENT) {
+            0 => break,
+            size => at = at.saturating_add(size),
+        }
+    }
+    (count, last)
 }
 
 /// Whether `value` fits a `u32`, on hosts of any pointer width (two shifts by 16, because one
