@@ -560,7 +560,8 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> Session<BUFFER_SIZE, B
     }
 
     /// Drops the oldest full buffer to make room (every buffer is full), counting it and its
-    /// events as overwritten.
+    /// events as overwritten. Out of line: the walk's frame is not added to the seal's.
+    #[inline(never)]
     fn overwrite_oldest(&mut self) {
         // The events of the buffer, up to the `Offset` its seal wrote (0 were it not there).
         let events = self.buffers.get(self.oldest).map_or(0, |buffer| {
