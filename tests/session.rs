@@ -784,7 +784,10 @@ fn the_level_filter_comes_before_the_checks() {
         f.trace_instance(&header, EventData::Inline(&[]), &info, None),
         Ok(Traced::FilteredOut)
     );
-    assert_eq!(f.context.now, clock, "no clock reading for a filtered event");
+    assert_eq!(
+        f.context.now, clock,
+        "no clock reading for a filtered event"
+    );
     assert_eq!(f.session.stats().events_written, 0);
 }
 
@@ -877,13 +880,21 @@ fn a_lost_event_reads_no_clock_and_spends_no_sequence_number() {
     assert!(f.instance(&[3; 0x68]).is_err());
     assert!(f.instance(&[4; 0x08]).is_err());
     assert_eq!(f.context.now, before, "no reading for the lost events");
-    assert_eq!(f.session.full_count(), 2, "the lost event sealed the second buffer");
+    assert_eq!(
+        f.session.full_count(),
+        2,
+        "the lost event sealed the second buffer"
+    );
     let second = f.session.drain(|_| Ok::<(), ()>(())).unwrap();
     assert_eq!(second, 2);
     f.instance(&[5; 0x08]).unwrap();
     f.session.flush(before + 5);
     let third = f.session.oldest_full().unwrap();
-    assert_eq!(i64_at(third, 0x18), 3, "SequenceNumber: none spent on the losses");
+    assert_eq!(
+        i64_at(third, 0x18),
+        3,
+        "SequenceNumber: none spent on the losses"
+    );
     assert_eq!(u16_at(third, 0x34), BufferFlags::EVENTS_LOST.0);
     assert_eq!(
         i64_at(third, 0x48 + 0x10),
@@ -940,7 +951,10 @@ fn flight_recorder_keeps_the_newest_buffers_in_order_across_many_wraps() {
             assert_eq!(u16_at(buffer, 0x34), 0, "overwriting is not a loss");
             for (offset, _) in walk(buffer) {
                 let index = u32_at(buffer, offset + 0x48);
-                assert_eq!(i64_at(buffer, offset + 0x10), start + i64::from(index) * 10_000);
+                assert_eq!(
+                    i64_at(buffer, offset + 0x10),
+                    start + i64::from(index) * 10_000
+                );
                 indexes.push(index);
             }
             Ok::<(), ()>(())
@@ -948,7 +962,10 @@ fn flight_recorder_keeps_the_newest_buffers_in_order_across_many_wraps() {
         .unwrap();
     assert_eq!(sequence_numbers, [498, 499, 500]);
     assert_eq!(indexes, (994..1000).collect::<Vec<u32>>());
-    assert_eq!(f.session.stats().events_overwritten as usize + indexes.len(), 1000);
+    assert_eq!(
+        f.session.stats().events_overwritten as usize + indexes.len(),
+        1000
+    );
 }
 
 #[test]
@@ -976,9 +993,15 @@ fn flight_recorder_with_the_caller_taking_buffers_overwrites_only_what_it_left()
     let stats = f.session.stats();
     assert!(stats.buffers_overwritten > 0);
     assert_eq!(read.len() + stats.events_overwritten as usize, 300);
-    assert!(read.windows(2).all(|pair| pair[0] < pair[1]), "in order, once each");
+    assert!(
+        read.windows(2).all(|pair| pair[0] < pair[1]),
+        "in order, once each"
+    );
     // The events sealed while it kept up (all but the current buffer's two) were all read.
-    assert!(read[..98].iter().copied().eq(0..98), "nothing overwritten while it kept up");
+    assert!(
+        read[..98].iter().copied().eq(0..98),
+        "nothing overwritten while it kept up"
+    );
 }
 
 #[test]
@@ -1016,10 +1039,18 @@ fn disabled_is_a_session_enabled_at_none() {
     session.set_logger_id(0x2C);
     assert!(trace(&mut session, &mut clock).is_ok());
     session.flush(0);
-    assert_eq!(u16_at(session.oldest_full().unwrap(), 0x2A), 0x2C, "LoggerId");
+    assert_eq!(
+        u16_at(session.oldest_full().unwrap(), 0x2A),
+        0x2C,
+        "LoggerId"
+    );
     let flight = Session::<0x200, 2>::with_when_full(3, Level::ERROR, WhenFull::OverwriteOldest);
     assert_eq!(
-        (flight.logger_id(), flight.enable_level(), flight.when_full()),
+        (
+            flight.logger_id(),
+            flight.enable_level(),
+            flight.when_full()
+        ),
         (3, Level::ERROR, WhenFull::OverwriteOldest)
     );
 }

@@ -8,9 +8,9 @@
 //!   reading, and a buffer carries `EVENTS_LOST` exactly when an event was lost before its first.
 
 use etw_classic::{
-    wire::BufferFlags, write::WhenFull, Bitness, Class, EventData, EventInstanceHeader,
-    EventType, Guid, Level, Provider, Session, SteppingContext, TimesOrFlags, TraceBuffer,
-    TraceError, Traced, WnodeFlags,
+    wire::BufferFlags, write::WhenFull, Bitness, Class, EventData, EventInstanceHeader, EventType,
+    Guid, Level, Provider, Session, SteppingContext, TimesOrFlags, TraceBuffer, TraceError, Traced,
+    WnodeFlags,
 };
 use proptest::prelude::*;
 

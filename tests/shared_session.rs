@@ -119,7 +119,10 @@ fn threads_trace_into_one_session_and_every_event_is_read_back_once_in_order() {
             .filter(|(from, _)| *from == thread)
             .map(|(_, index)| *index)
             .collect();
-        assert!(indexes.windows(2).all(|pair| pair[0] < pair[1]), "thread {thread}");
+        assert!(
+            indexes.windows(2).all(|pair| pair[0] < pair[1]),
+            "thread {thread}"
+        );
     }
 }
 

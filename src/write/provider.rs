@@ -292,14 +292,7 @@ impl<const CLASSES: usize> Provider<CLASSES> {
                 // `out` is the header's 0x48 bytes: `emit` has room, and the length check is
                 // resolved when the code is built.
                 let _ = EventInstanceGuidHeader {
-                    header: stamped(
-                        context,
-                        size,
-                        header_type,
-                        class,
-                        timestamp,
-                        *class_guid,
-                    ),
+                    header: stamped(context, size, header_type, class, timestamp, *class_guid),
                     instance_id,
                     parent_instance_id,
                     parent_guid: Guid::NIL,
@@ -388,9 +381,7 @@ impl<const CLASSES: usize> Provider<CLASSES> {
                 info.instance_id,
                 Bitness::Bits32,
             ),
-            EventInstanceInfo::Bits64(info) => {
-                (info.reg_handle, info.instance_id, Bitness::Bits64)
-            }
+            EventInstanceInfo::Bits64(info) => (info.reg_handle, info.instance_id, Bitness::Bits64),
         };
         // Every check passes: one test each, and the registration's GUID. (A zero handle has
         // no registration.)

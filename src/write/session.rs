@@ -203,7 +203,7 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> Session<BUFFER_SIZE, B
     /// use etw_classic::{write::WhenFull, Level, Session};
     /// // All zeros: in `.bss`.
     /// static SESSION: std::sync::Mutex<Session<512, 4>> = std::sync::Mutex::new(Session::disabled());
-    /// 
+    ///
     /// let mut session = Session::<512, 4>::disabled();
     /// session.set_logger_id(1);
     /// session.set_when_full(WhenFull::OverwriteOldest);
@@ -754,7 +754,11 @@ fn copy_to_start<'to>(to: &'to mut [u8], from: &[u8]) -> Option<&'to mut [u8]> {
             *to = *from;
         }
     }
-    for (to, from) in to_chunks.into_remainder().iter_mut().zip(from_chunks.remainder()) {
+    for (to, from) in to_chunks
+        .into_remainder()
+        .iter_mut()
+        .zip(from_chunks.remainder())
+    {
         *to = *from;
     }
     Some(rest)
