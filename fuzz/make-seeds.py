@@ -186,7 +186,9 @@ def session_write_read_seeds():
     many = b"".join(step(i % 4, i, i % 6, 1, i * 7 % 256, bytes(range(i * 4 % 200))) for i in range(40))
     churn = b"".join(step(op, 0, 2, 0, 0, b"ab" * 60) for op in (0, 0, 0, 5, 6, 0, 7, 4, 0, 5, 6))
     errors = step(0, 0, 1, 0, 0x83, b"bad") + step(2, 0, 1, 0, 0x82, b"size") + step(0, 0, 1, 0, 0x41, bytes(200))
-    return [b"\x00" + boot, b"\x01" + many, b"\x00" + churn, b"\x01" + errors]
+    # The first byte: bit 0 the bitness, bit 1 the flight recorder (overwrite the oldest buffer).
+    return [b"\x00" + boot, b"\x01" + many, b"\x00" + churn, b"\x01" + errors,
+            b"\x02" + churn, b"\x03" + many]
 
 
 def plain_lz77_seeds():

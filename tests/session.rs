@@ -5,7 +5,7 @@
 
 use etw_classic::{
     wire::BufferFlags,
-    write::{InstanceRole, Win32Error},
+    write::{InstanceRole, WhenFull, Win32Error},
     Bitness, Class, EventData, EventInstanceHeader, EventInstanceInfo, EventTraceHeader, EventType,
     Guid, GuidOrPtr, Level, Provider, Session, SteppingContext, TimesOrFlags, TraceContext,
     TraceError, Traced, WnodeFlags,
@@ -759,13 +759,36 @@ fn level_filter_follows_the_enable_level() {
 }
 
 #[test]
-fn checks_come_before_the_level_filter() {
+fn the_level_filter_comes_before_the_checks() {
     let mut f = fixture::<512, 1>(Bitness::Bits64);
-    f.session.set_enable_level(Level::NONE);
     let mut header = full_header(0, Level::VERBOSE);
     header.size = 0x20;
     let error = f.trace_full(&header, EventData::Inline(&[])).unwrap_err();
     assert_eq!(error.win32_code(), Win32Error::INVALID_PARAMETER);
+    // An event the session does not take is not checked: it costs the level comparison only.
+    f.session.set_enable_level(Level::NONE);
+    assert_eq!(
+        f.trace_full(&header, EventData::Inline(&[])),
+        Ok(Traced::FilteredOut)
+    );
+    f.session.set_enable_level(Level::ERROR);
+    let info = f.provider.create_instance_id(f.class_a).unwrap();
+    let mut header = instance_header(f.class_a, 3, EventType::INFO, Level::WARNING);
+    header.times = TimesOrFlags::from_event_id(0, WnodeFlags::USE_MOF_PTR);
+    assert_eq!(
+        f.trace_instance(&header, EventData::Inline(&[]), &info, None),
+        Ok(Traced::FilteredOut)
+    );
+    let clock = f.context.now;
+    assert_eq!(
+        f.trace_instance(&header, EventData::Inline(&[]), &info, None),
+        Ok(Traced::FilteredOut)
+    );
+    assert_eq!(
+        f.context.now, clock,
+        "no clock reading for a filtered event"
+    );
+    assert_eq!(f.session.stats().events_written, 0);
 }
 
 #[test]
@@ -816,6 +839,7 @@ fn debug_shows_the_state_not_the_buffers() {
     let f = fixture::<0x1000, 4>(Bitness::Bits64);
     let text = format!("{:?}", f.session);
     assert!(text.starts_with("Session { buffer_size: 4096, slots: [Free, Free, Free, Free]"));
+    assert!(text.contains("when_full: DropNewest"));
     assert!(text.contains("stats: SessionStats { events_written: 0"));
     assert!(text.len() < 400, "{text}");
 }
@@ -828,4 +852,217 @@ fn accessors_say_how_the_session_was_made() {
     assert_eq!(f.session.event_size_limit(), 0x400 - 72);
     assert_eq!(f.session.enable_level(), Level::VERBOSE);
     assert_eq!((f.session.free_count(), f.session.full_count()), (2, 0));
+}
+
+/// The events of a sealed buffer, walked by hand: (offset, `Size`) of each.
+fn walk(buffer: &[u8]) -> Vec<(usize, usize)> {
+    let end = usize::try_from(u32_at(buffer, 0x30)).unwrap();
+    let mut events = Vec::new();
+    let mut offset = 0x48;
+    while offset < end {
+        let size = usize::from(u16_at(buffer, offset));
+        events.push((offset, size));
+        offset += size.next_multiple_of(8);
+    }
+    assert_eq!(offset, end, "the events end at Offset");
+    events
+}
+
+#[test]
+fn a_lost_event_reads_no_clock_and_spends_no_sequence_number() {
+    let mut f = fixture::<0x100, 2>(Bitness::Bits64);
+    let start = f.context.now;
+    // Each 0x48 + 0x68 = 0xB0-byte event takes a 0x100 buffer of its own.
+    f.instance(&[1; 0x68]).unwrap();
+    f.instance(&[2; 0x68]).unwrap();
+    let before = f.context.now;
+    assert_eq!(before, start + 2 * 10_000, "two readings");
+    assert!(f.instance(&[3; 0x68]).is_err());
+    assert!(f.instance(&[4; 0x08]).is_err());
+    assert_eq!(f.context.now, before, "no reading for the lost events");
+    assert_eq!(
+        f.session.full_count(),
+        2,
+        "the lost event sealed the second buffer"
+    );
+    let second = f.session.drain(|_| Ok::<(), ()>(())).unwrap();
+    assert_eq!(second, 2);
+    f.instance(&[5; 0x08]).unwrap();
+    f.session.flush(before + 5);
+    let third = f.session.oldest_full().unwrap();
+    assert_eq!(
+        i64_at(third, 0x18),
+        3,
+        "SequenceNumber: none spent on the losses"
+    );
+    assert_eq!(u16_at(third, 0x34), BufferFlags::EVENTS_LOST.0);
+    assert_eq!(
+        i64_at(third, 0x48 + 0x10),
+        before,
+        "the next event has the next reading"
+    );
+}
+
+#[test]
+fn a_buffer_sealed_by_a_lost_event_has_its_last_events_time() {
+    let mut f = fixture::<0x100, 2>(Bitness::Bits64);
+    f.instance(&[1; 0x68]).unwrap();
+    f.instance(&[2; 0x68]).unwrap();
+    f.instance(&[3; 0x68]).unwrap_err();
+    assert!(f.session.release_oldest_full());
+    let second = f.session.oldest_full().unwrap();
+    assert_eq!(i64_at(second, 0x18), 2);
+    assert_eq!(
+        i64_at(second, 0x10),
+        i64_at(second, 0x48 + 0x10),
+        "TimeStamp: its one event's"
+    );
+}
+
+#[test]
+fn flight_recorder_keeps_the_newest_buffers_in_order_across_many_wraps() {
+    let mut f = fixture::<0x100, 3>(Bitness::Bits32);
+    f.session.set_when_full(WhenFull::OverwriteOldest);
+    assert_eq!(f.session.when_full(), WhenFull::OverwriteOldest);
+    let start = f.context.now;
+    // Two 0x58-byte events fit a 0x100-byte buffer (0xB8 bytes of room).
+    for index in 0u32..1000 {
+        let data: Vec<u8> = index.to_le_bytes().repeat(4);
+        assert!(matches!(
+            f.instance(&data),
+            Ok(Traced::Written { size: 0x58, .. })
+        ));
+    }
+    assert_eq!(f.context.now, start + 1000 * 10_000, "one reading an event");
+    let stats = f.session.stats();
+    assert_eq!(stats.events_written, 1000);
+    assert_eq!(stats.events_lost, 0);
+    assert_eq!(stats.buffers_written, 499, "the 500th is current");
+    assert_eq!((f.session.full_count(), f.session.free_count()), (2, 0));
+    assert_eq!(stats.buffers_overwritten, 497);
+    assert_eq!(stats.events_overwritten, 994);
+    assert!(f.session.flush(1));
+
+    let mut sequence_numbers = Vec::new();
+    let mut indexes = Vec::new();
+    f.session
+        .drain(|buffer| {
+            sequence_numbers.push(i64_at(buffer, 0x18));
+            assert_eq!(u16_at(buffer, 0x34), 0, "overwriting is not a loss");
+            for (offset, _) in walk(buffer) {
+                let index = u32_at(buffer, offset + 0x48);
+                assert_eq!(
+                    i64_at(buffer, offset + 0x10),
+                    start + i64::from(index) * 10_000
+                );
+                indexes.push(index);
+            }
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+    assert_eq!(sequence_numbers, [498, 499, 500]);
+    assert_eq!(indexes, (994..1000).collect::<Vec<u32>>());
+    assert_eq!(
+        f.session.stats().events_overwritten as usize + indexes.len(),
+        1000
+    );
+}
+
+#[test]
+fn flight_recorder_with_the_caller_taking_buffers_overwrites_only_what_it_left() {
+    let mut f = fixture::<0x100, 2>(Bitness::Bits64);
+    f.session.set_when_full(WhenFull::OverwriteOldest);
+    let mut read = Vec::new();
+    for index in 0u32..300 {
+        f.instance(&index.to_le_bytes().repeat(4)).unwrap();
+        // The caller keeps up for a while, then falls behind.
+        if index < 100 || index % 7 == 0 {
+            while let Some(buffer) = f.session.oldest_full() {
+                read.extend(walk(buffer).iter().map(|(at, _)| u32_at(buffer, at + 0x48)));
+                f.session.release_oldest_full();
+            }
+        }
+    }
+    f.session.flush(0);
+    f.session
+        .drain(|buffer| {
+            read.extend(walk(buffer).iter().map(|(at, _)| u32_at(buffer, at + 0x48)));
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+    let stats = f.session.stats();
+    assert!(stats.buffers_overwritten > 0);
+    assert_eq!(read.len() + stats.events_overwritten as usize, 300);
+    assert!(
+        read.windows(2).all(|pair| pair[0] < pair[1]),
+        "in order, once each"
+    );
+    // The events sealed while it kept up (all but the current buffer's two) were all read.
+    assert!(
+        read[..98].iter().copied().eq(0..98),
+        "nothing overwritten while it kept up"
+    );
+}
+
+#[test]
+fn flight_recorder_with_one_buffer_keeps_the_current_one() {
+    let mut f = fixture::<0x100, 1>(Bitness::Bits32);
+    f.session.set_when_full(WhenFull::OverwriteOldest);
+    for index in 0u8..9 {
+        f.instance(&[index; 0x68]).unwrap();
+    }
+    let stats = f.session.stats();
+    assert_eq!((stats.buffers_written, stats.buffers_overwritten), (8, 8));
+    assert!(f.session.flush(0));
+    let buffer = f.session.oldest_full().unwrap();
+    assert_eq!(i64_at(buffer, 0x18), 9);
+    assert_eq!(buffer[0x48 + 0x48], 8);
+}
+
+#[test]
+fn disabled_is_a_session_enabled_at_none() {
+    let mut session = Session::<0x200, 2>::disabled();
+    assert_eq!(session.enable_level(), Level::NONE);
+    assert_eq!(session.logger_id(), 0);
+    assert_eq!(session.when_full(), WhenFull::DropNewest);
+    assert_eq!(session.stats(), Default::default());
+    let mut provider = Provider::<1>::new(Bitness::Bits32);
+    let class = provider.register(CLASS_A).unwrap();
+    let info = provider.create_instance_id(class).unwrap();
+    let header = instance_header(class, 0, EventType::INFO, Level::CRITICAL);
+    let mut clock = context();
+    let trace = |session: &mut Session<0x200, 2>, clock: &mut SteppingContext| {
+        provider.trace_event_instance(session, &header, EventData::Inline(&[]), &info, None, clock)
+    };
+    assert_eq!(trace(&mut session, &mut clock), Ok(Traced::FilteredOut));
+    session.set_enable_level(Level::ERROR);
+    session.set_logger_id(0x2C);
+    assert!(trace(&mut session, &mut clock).is_ok());
+    session.flush(0);
+    assert_eq!(
+        u16_at(session.oldest_full().unwrap(), 0x2A),
+        0x2C,
+        "LoggerId"
+    );
+    let flight = Session::<0x200, 2>::with_when_full(3, Level::ERROR, WhenFull::OverwriteOldest);
+    assert_eq!(
+        (
+            flight.logger_id(),
+            flight.enable_level(),
+            flight.when_full()
+        ),
+        (3, Level::ERROR, WhenFull::OverwriteOldest)
+    );
+}
+
+#[test]
+fn the_logfile_header_takes_the_sessions_loss_counts() {
+    let mut f = fixture::<0x100, 1>(Bitness::Bits64);
+    f.instance(&[1; 0x68]).unwrap();
+    f.instance(&[2; 0x68]).unwrap_err();
+    f.instance(&[3; 0x68]).unwrap_err();
+    assert!(f.session.discard_oldest_full());
+    let mut header = etw_classic::EtlHeader::new(Bitness::Bits64, 0x100);
+    header.record_losses(&f.session.stats());
+    assert_eq!((header.events_lost, header.buffers_lost), (2, 1));
 }

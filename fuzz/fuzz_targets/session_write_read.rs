@@ -1,7 +1,8 @@
 //! The provider and session driven by arbitrary operations, against a model of the documented
 //! rules, and every buffer they hand out read back byte by byte at the layout offsets.
 //!
-//! The input is a program: a bitness byte, then steps, each an opcode byte, four field bytes, a
+//! The input is a program: a byte whose bit 0 chooses the bitness and bit 1 the session's mode
+//! (drop the newest event, or overwrite the oldest buffer: a flight recorder), then steps, each an opcode byte, four field bytes, a
 //! data length byte (counting pairs of bytes) and the data. Steps trace instance events (with or
 //! without a parent, inline or as `MOF_FIELD`s, sometimes with a wrong `Size` or a missing
 //! flag), trace full events, change the enable level, flush, and hand buffers back (stored, or
@@ -12,13 +13,17 @@
 //! 234, `NoFreeBuffer` 8), `FilteredOut`, or `Written` at the offset the buffer rules give; and
 //! it predicts the session's counters, its full and free buffers, and the bytes of every buffer
 //! handed out: the `WMI_BUFFER_HEADER` members, each event's header members and data at their
-//! offsets, zero padding to 8 bytes, and 0xFF fill after the events.
+//! offsets, zero padding to 8 bytes, and 0xFF fill after the events. Laws it checks with that:
+//! every accepted event is read back exactly once, in order, unless a flight recorder overwrote
+//! its buffer (then it is counted as overwritten); a lost event reads no clock, so the n-th
+//! written event has the n-th reading; `SequenceNumber`s count every sealed buffer.
 #![no_main]
 
 use std::collections::VecDeque;
 
 use etw_classic::{
-    write::SessionStats, Bitness, Class, EventData, EventInstanceHeader, EventInstanceInfo,
+    write::{SessionStats, WhenFull},
+    Bitness, Class, EventData, EventInstanceHeader, EventInstanceInfo,
     EventTraceHeader, EventType, Guid, GuidOrPtr, Level, Provider, Session, SteppingContext,
     TimesOrFlags, TraceError, Traced, WnodeFlags,
 };
@@ -55,6 +60,8 @@ struct ModelEvent {
     guid: Guid,
     /// `InstanceId`, `ParentInstanceId`, `ParentGuid` of an instance event.
     instance: Option<(u32, u32, Guid)>,
+    /// `TimeStamp`: the clock's reading when the event was written.
+    timestamp: i64,
     data: Vec<u8>,
 }
 
@@ -63,6 +70,8 @@ struct ModelEvent {
 struct Sealed {
     used: usize,
     sequence: i64,
+    /// `TimeStamp`: the time of the call that sealed it.
+    timestamp: i64,
     events_lost: bool,
     events: Vec<ModelEvent>,
 }
@@ -71,6 +80,9 @@ struct Sealed {
 #[derive(Debug)]
 struct SessionModel {
     level: u8,
+    when_full: WhenFull,
+    /// The clock's next reading (the context steps by 1 at each).
+    clock: i64,
     /// The buffer being filled: bytes used (header included) and its events.
     current: Option<(usize, Vec<ModelEvent>)>,
     full: VecDeque<Sealed>,
@@ -81,9 +93,11 @@ struct SessionModel {
 }
 
 impl SessionModel {
-    fn new(level: u8) -> Self {
+    fn new(level: u8, when_full: WhenFull, clock: i64) -> Self {
         Self {
             level,
+            when_full,
+            clock,
             current: None,
             full: VecDeque::new(),
             free: BUFFER_COUNT,
@@ -100,13 +114,15 @@ impl SessionModel {
         self.level != 0 && event_level <= self.level
     }
 
-    /// Seals the current buffer: it waits for the caller with the next sequence number, marked
-    /// when an event was lost since the last one was sealed (documented on `Session`).
-    fn seal(&mut self) {
+    /// Seals the current buffer at `timestamp`: it waits for the caller with the next sequence
+    /// number, marked when an event was lost since the last one was sealed (documented on
+    /// `Session`).
+    fn seal(&mut self, timestamp: i64) {
         if let Some((used, events)) = self.current.take() {
             self.full.push_back(Sealed {
                 used,
                 sequence: self.next_sequence,
+                timestamp,
                 events_lost: std::mem::take(&mut self.lost_since_seal),
                 events,
             });
@@ -121,8 +137,12 @@ impl SessionModel {
     /// - "Data from one event never spans two buffers" (LAYOUTS §Rules): an event that does not
     ///   fit what is left seals the buffer and starts the next free one, at 0x48;
     /// - "ERROR_NOT_ENOUGH_MEMORY when no free buffer is left (the event is discarded, not
-    ///   blocked on)" (LAYOUTS §Rules), and counted as lost;
-    /// - "Events in a buffer are 8-byte aligned" (LAYOUTS §Trace buffers).
+    ///   blocked on)" (LAYOUTS §Rules), and counted as lost; or, in a flight recorder
+    ///   (documented on `WhenFull`), the oldest full buffer is overwritten, its events counted;
+    /// - "Events in a buffer are 8-byte aligned" (LAYOUTS §Trace buffers);
+    /// - documented on `Session`: the clock is read once for an event written, never for one
+    ///   lost; a buffer sealed by an event has that event's time, or, when the event is lost,
+    ///   the time of the buffer's last event.
     fn write(&mut self, mut event: ModelEvent) -> Result<(usize, u16), TraceError> {
         let size = event.size;
         if size >= SIZE_LIMIT {
@@ -133,17 +153,34 @@ impl SessionModel {
         }
         let fits = matches!(&self.current, Some((used, _)) if used + size <= BUFFER_SIZE);
         if !fits {
-            self.seal();
-            if self.free == 0 {
+            let none_free = self.free == 0;
+            if none_free && self.when_full == WhenFull::DropNewest {
+                let last = self
+                    .current
+                    .as_ref()
+                    .and_then(|(_, events)| events.last())
+                    .map(|event| event.timestamp);
+                if let Some(last) = last {
+                    self.seal(last);
+                }
                 self.stats.events_lost += 1;
                 self.lost_since_seal = true;
                 return Err(TraceError::NoFreeBuffer {
                     events_lost: self.stats.events_lost,
                 });
             }
+            self.seal(self.clock);
+            if self.free == 0 {
+                let overwritten = self.full.pop_front().expect("every buffer is full");
+                self.stats.events_overwritten += overwritten.events.len() as u32;
+                self.stats.buffers_overwritten += 1;
+                self.free += 1;
+            }
             self.free -= 1;
             self.current = Some((BUFFER_HEADER_LEN, Vec::new()));
         }
+        event.timestamp = self.clock;
+        self.clock += 1;
         let (used, events) = self.current.as_mut().expect("a current buffer");
         let offset = *used;
         *used += model::align(size);
@@ -153,10 +190,10 @@ impl SessionModel {
         Ok((offset, size as u16))
     }
 
-    /// `flush` seals the current buffer if it holds an event.
-    fn flush(&mut self) -> bool {
+    /// `flush` seals the current buffer, at the time given, if it holds an event.
+    fn flush(&mut self, timestamp: i64) -> bool {
         let sealing = self.current.is_some();
-        self.seal();
+        self.seal(timestamp);
         sealing
     }
 }
@@ -170,6 +207,7 @@ fn check_buffer(bytes: &[u8], sealed: &Sealed) {
     assert_eq!(le32(bytes, 0x04), used, "SavedOffset");
     assert_eq!(le32(bytes, 0x08), used, "CurrentOffset");
     assert_eq!(le32(bytes, 0x0C), 0, "ReferenceCount");
+    assert_eq!(le_i64(bytes, 0x10), sealed.timestamp, "TimeStamp");
     assert_eq!(le_i64(bytes, 0x18), sealed.sequence, "SequenceNumber");
     assert_eq!(le64(bytes, 0x20), 0, "clock/frequency");
     // ETW_BUFFER_CONTEXT: ProcessorNumber 0, Alignment 8 ("always eight"), LoggerId.
@@ -217,6 +255,7 @@ fn check_event(e: &[u8], event: &ModelEvent) {
     assert_eq!(e[0x04..0x08], event.class, "Class");
     assert_eq!(le32(e, 0x08), THREAD_ID, "ThreadId");
     assert_eq!(le32(e, 0x0C), PROCESS_ID, "ProcessId");
+    assert_eq!(le_i64(e, 0x10), event.timestamp, "TimeStamp");
     assert_eq!(model::guid(e, 0x18), event.guid, "Guid");
     assert_eq!(le32(e, 0x28), KERNEL_TIME, "KernelTime");
     assert_eq!(le32(e, 0x2C), USER_TIME, "UserTime");
@@ -296,6 +335,10 @@ impl Harness {
 
     fn check_state(&self) {
         assert_eq!(
+            self.context.now, self.model.clock,
+            "one clock reading per event written, none for the others"
+        );
+        assert_eq!(
             self.session.stats(),
             self.model.stats,
             "the session's counters"
@@ -351,16 +394,22 @@ fn class_bytes(event_type: u8, level: u8, version: u16) -> [u8; 4] {
 
 fuzz_target!(|input: &[u8]| {
     let mut program = Program { bytes: input };
-    let bitness = if program.byte().unwrap_or(0) & 1 == 0 {
+    let setup = program.byte().unwrap_or(0);
+    let bitness = if setup & 1 == 0 {
         Bitness::Bits32
     } else {
         Bitness::Bits64
     };
+    let when_full = if setup & 2 == 0 {
+        WhenFull::DropNewest
+    } else {
+        WhenFull::OverwriteOldest
+    };
     let mut provider = Provider::<2>::new(bitness);
     let handles = CLASSES.map(|class| provider.register(class).unwrap());
     let mut harness = Harness {
-        session: Session::new(LOGGER_ID, Level::VERBOSE),
-        model: SessionModel::new(Level::VERBOSE.0),
+        session: Session::with_when_full(LOGGER_ID, Level::VERBOSE, when_full),
+        model: SessionModel::new(Level::VERBOSE.0, when_full, 100),
         provider,
         bitness,
         handles,
@@ -438,11 +487,15 @@ fuzz_target!(|input: &[u8]| {
                 );
                 harness.last_instance[which] = Some(info);
 
-                // The checks in their documented order (LAYOUTS §Rules from the seeds: "Flags
-                // must contain WNODE_FLAG_TRACED_GUID, else ERROR_INVALID_FLAGS"; at most
-                // MAX_MOF_FIELDS; "a wrong Size" is ERROR_INVALID_PARAMETER, where Size is the
-                // header plus the data, or plus 16 per MOF_FIELD), then the level, then room.
-                let expected = if missing_flag {
+                // The level first (documented on `trace_event_instance`: an event the session
+                // does not take is not checked), then the checks in their documented order
+                // (LAYOUTS §Rules from the seeds: "Flags must contain WNODE_FLAG_TRACED_GUID,
+                // else ERROR_INVALID_FLAGS"; at most MAX_MOF_FIELDS; "a wrong Size" is
+                // ERROR_INVALID_PARAMETER, where Size is the header plus the data, or plus 16
+                // per MOF_FIELD), then room.
+                let expected = if !harness.model.enables(level) {
+                    Ok(Traced::FilteredOut)
+                } else if missing_flag {
                     Err(TraceError::MissingTracedGuidFlag { flags })
                 } else if as_mof && chunks.len() > MAX_MOF_FIELDS {
                     Err(TraceError::TooManyMofFields {
@@ -467,6 +520,7 @@ fuzz_target!(|input: &[u8]| {
                         guid: CLASSES[which],
                         instance: Some((info.instance_id(), parent_fields.0, parent_fields.1)),
                         data: data.to_vec(),
+                        timestamp: 0,
                     };
                     harness.predict(level, event)
                 };
@@ -495,6 +549,7 @@ fuzz_target!(|input: &[u8]| {
                     guid,
                     instance: None,
                     data: data.to_vec(),
+                    timestamp: 0,
                 };
                 let expected = harness.predict(level, event);
                 harness.check_call(result, expected);
@@ -505,14 +560,18 @@ fuzz_target!(|input: &[u8]| {
             }
             5 => {
                 let sealed = harness.session.flush(i64::from(tweak));
-                assert_eq!(sealed, harness.model.flush(), "flush sealed a buffer");
+                assert_eq!(
+                    sealed,
+                    harness.model.flush(i64::from(tweak)),
+                    "flush sealed a buffer"
+                );
                 harness.check_state();
             }
             6 => harness.hand_out(false),
             _ => harness.hand_out(true),
         }
     }
-    assert_eq!(harness.session.flush(0), harness.model.flush());
+    assert_eq!(harness.session.flush(0), harness.model.flush(0));
     while !harness.model.full.is_empty() {
         harness.hand_out(false);
     }

@@ -18,6 +18,8 @@ open_code! {
         OUTOFMEMORY = 14,
         /// `ERROR_INVALID_PARAMETER` (87).
         INVALID_PARAMETER = 87,
+        /// `ERROR_BUSY` (170): "The requested resource is in use."
+        BUSY = 170,
         /// `ERROR_MORE_DATA` (234): "Data from a single event cannot span multiple buffers".
         MORE_DATA = 234,
         /// `ERROR_INVALID_FLAGS` (1004): "The Flags member ... does not contain
@@ -139,6 +141,11 @@ pub enum TraceError {
         /// Events lost by the session so far, this one included.
         events_lost: u32,
     },
+    /// A [`SharedSession`](crate::write::SharedSession) was called while the same context was
+    /// already inside a call on it (from the closure given to its `with`, or from the
+    /// [`TraceContext`](crate::write::TraceContext) a trace call reads); nothing was done.
+    /// Windows has no such case (its sessions take no lock); maps to `ERROR_BUSY`.
+    SessionBusy,
     /// The provider's registration table is full: no class can be added.
     /// Maps to `ERROR_OUTOFMEMORY`.
     RegistrationTableFull {
@@ -158,6 +165,7 @@ impl TraceError {
     /// | [`EventTooLarge`](Self::EventTooLarge) | `ERROR_MORE_DATA` (234) |
     /// | [`NoFreeBuffer`](Self::NoFreeBuffer) | `ERROR_NOT_ENOUGH_MEMORY` (8) |
     /// | [`RegistrationTableFull`](Self::RegistrationTableFull) | `ERROR_OUTOFMEMORY` (14) |
+    /// | [`SessionBusy`](Self::SessionBusy) | `ERROR_BUSY` (170) |
     pub const fn win32_code(&self) -> Win32Error {
         match self {
             Self::MissingTracedGuidFlag { .. } => Win32Error::INVALID_FLAGS,
@@ -172,6 +180,7 @@ impl TraceError {
             Self::EventTooLarge { .. } => Win32Error::MORE_DATA,
             Self::NoFreeBuffer { .. } => Win32Error::NOT_ENOUGH_MEMORY,
             Self::RegistrationTableFull { .. } => Win32Error::OUTOFMEMORY,
+            Self::SessionBusy => Win32Error::BUSY,
         }
     }
 }
@@ -238,6 +247,9 @@ impl core::fmt::Display for TraceError {
             Self::NoFreeBuffer { events_lost } => write!(
                 f,
                 "expected a free trace buffer, found none: the event was discarded ({events_lost} lost so far)"
+            ),
+            Self::SessionBusy => f.write_str(
+                "expected the shared session to be free, found it in use by a call of the same context",
             ),
             Self::RegistrationTableFull { capacity } => write!(
                 f,

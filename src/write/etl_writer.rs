@@ -124,6 +124,17 @@ impl<'a> EtlHeader<'a> {
         }
     }
 
+    /// Copies the session's loss counts into the header: `EventsLost` from
+    /// [`SessionStats::events_lost`](crate::write::SessionStats::events_lost) (events discarded
+    /// for want of a free buffer) and `BuffersLost` from
+    /// [`SessionStats::buffers_lost`](crate::write::SessionStats::buffers_lost) (full buffers
+    /// given up without being stored). Buffers a flight recorder overwrote are not losses
+    /// there, as in Windows' circular modes; their gap shows in the `SequenceNumber`s.
+    pub fn record_losses(&mut self, stats: &crate::write::session::SessionStats) {
+        self.events_lost = stats.events_lost;
+        self.buffers_lost = stats.buffers_lost;
+    }
+
     /// Writes the first buffer of the file into `out`: a [`WmiBufferHeader`] (`BufferType`
     /// `HEADER`, `BufferFlag` `FLUSH_MARKER`, `SequenceNumber` 0, `State` 3, `Offset` the end
     /// of the event), the logfile header event (a `SYSTEM32`/`SYSTEM64` header with `HookId`

@@ -23,6 +23,7 @@ pub enum EventData<'a> {
 impl EventData<'_> {
     /// Bytes the data occupies in the written event; `None` if the sum overflows (the same
     /// long field given many times, say).
+    #[inline(always)]
     pub(crate) fn written_len(&self) -> Option<usize> {
         match self {
             Self::Inline(bytes) => Some(bytes.len()),
@@ -33,6 +34,7 @@ impl EventData<'_> {
     }
 
     /// Checks the data against `Size` and `Flags` of the header it was given with.
+    #[inline(always)]
     pub(crate) fn check(
         &self,
         header_len: usize,

@@ -9,9 +9,13 @@ pub(crate) mod etl_writer;
 pub(crate) mod event;
 pub(crate) mod provider;
 pub(crate) mod session;
+#[cfg(feature = "critical-section")]
+pub(crate) mod shared_session;
 
 pub use error::{InstanceRole, TraceError, Win32Error};
 pub use etl_writer::{EtlHeader, EVENT_TRACE_FILE_MODE_SEQUENTIAL};
 pub use event::{EventData, Traced};
 pub use provider::{Provider, SteppingContext, TraceContext};
-pub use session::{Session, SessionStats};
+pub use session::{Session, SessionStats, WhenFull};
+#[cfg(feature = "critical-section")]
+pub use shared_session::SharedSession;

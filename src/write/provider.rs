@@ -93,7 +93,9 @@ impl TraceContext for SteppingContext {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 struct Registration {
-    class_guid: Guid,
+    /// The class GUID as the wire holds it (`Data1` to `Data3` little-endian), ready to be
+    /// copied into each event's `Guid` and `ParentGuid`.
+    class_guid: GuidOrPtr,
     /// The last instance id handed out for this class (0 before the first).
     last_instance_id: u32,
 }
@@ -168,7 +170,7 @@ impl<const CLASSES: usize> Provider<CLASSES> {
         let index = self.registrations.len();
         self.registrations
             .push(Registration {
-                class_guid,
+                class_guid: GuidOrPtr::from_guid(class_guid),
                 last_instance_id: 0,
             })
             .map_err(|_| TraceError::RegistrationTableFull { capacity: CLASSES })?;
@@ -179,14 +181,14 @@ impl<const CLASSES: usize> Provider<CLASSES> {
     pub fn handle_of(&self, class_guid: Guid) -> Option<u64> {
         self.registrations
             .iter()
-            .position(|registration| registration.class_guid == class_guid)
+            .position(|registration| registration.class_guid.guid() == class_guid)
             .map(handle_for_index)
     }
 
     /// The class GUID registered under `reg_handle`.
     pub fn class_guid(&self, reg_handle: u64) -> Option<Guid> {
         self.registration(reg_handle)
-            .map(|registration| registration.class_guid)
+            .map(|registration| registration.class_guid.guid())
     }
 
     /// Creates the next instance id of a registered class, as `CreateTraceInstanceId` does:
@@ -218,22 +220,24 @@ impl<const CLASSES: usize> Provider<CLASSES> {
     /// Writes an instance event to `session`, as `TraceEventInstance` does.
     ///
     /// The checks, in order, each with the error it gives:
-    /// 1. `Flags` (offset 0x2C of the header) "must contain WNODE_FLAG_TRACED_GUID":
+    /// 1. "Selecting a level higher than 1 will also include events for lower levels": an event
+    ///    whose `Class.Level` the session's level does not [enable](crate::wire::Level::enables) is
+    ///    not written, and the call returns [`Traced::FilteredOut`]. This comes first, so that
+    ///    an event the session does not want costs a comparison and nothing else (a provider
+    ///    asks `GetTraceEnableLevel` before it builds an event); such an event is not checked.
+    /// 2. `Flags` (offset 0x2C of the header) "must contain WNODE_FLAG_TRACED_GUID":
     ///    [`TraceError::MissingTracedGuidFlag`].
-    /// 2. The data matches `WNODE_FLAG_USE_MOF_PTR` ([`TraceError::MofFlagMismatch`]), has at
+    /// 3. The data matches `WNODE_FLAG_USE_MOF_PTR` ([`TraceError::MofFlagMismatch`]), has at
     ///    most `MAX_MOF_FIELDS` fields ([`TraceError::TooManyMofFields`]), and `Size` is 0x38
     ///    plus the data's length, or 0x38 plus 16 per `MOF_FIELD` ([`TraceError::WrongSize`]).
-    /// 3. `instance` (and `parent`, if given) has a non-zero `RegHandle` and `InstanceId`
+    /// 4. `instance` (and `parent`, if given) has a non-zero `RegHandle` and `InstanceId`
     ///    ([`TraceError::EmptyInstanceInfo`]), is in the provider's bitness
     ///    ([`TraceError::InstanceInfoBitness`]), holds a handle this provider registered
     ///    ([`TraceError::UnknownRegHandle`]), and the header's `RegHandle` (`ParentRegHandle`)
     ///    is that handle ([`TraceError::RegHandleMismatch`]).
-    /// 4. "Selecting a level higher than 1 will also include events for lower levels": an event
-    ///    whose `Class.Level` the session's level does not [enable](crate::wire::Level::enables) is
-    ///    not written, and the call returns [`Traced::FilteredOut`].
     /// 5. The session writes the event (see [`Session`]): [`TraceError::EventTooLarge`] for an
     ///    event of buffer size − 72 bytes or more, [`TraceError::NoFreeBuffer`] when no buffer
-    ///    is free.
+    ///    is free. The clock (`context.timestamp()`) is read only for an event that is written.
     ///
     /// The event written is the `EVENT_INSTANCE_GUID_HEADER` NTDLL builds, followed by the data
     /// (the `MOF_FIELD`s gathered in order):
@@ -250,6 +254,7 @@ impl<const CLASSES: usize> Provider<CLASSES> {
     ///
     /// # Errors
     /// As listed above; [`TraceError::win32_code`] gives the documented Win32 code of each.
+    #[inline]
     pub fn trace_event_instance<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize>(
         &self,
         session: &mut Session<BUFFER_SIZE, BUFFER_COUNT>,
@@ -259,6 +264,9 @@ impl<const CLASSES: usize> Provider<CLASSES> {
         parent: Option<&EventInstanceInfo>,
         context: &mut impl TraceContext,
     ) -> Result<Traced, TraceError> {
+        if !session.enable_level().enables(header.class.level) {
+            return Ok(Traced::FilteredOut);
+        }
         let flags = header.times.flags();
         check_traced_guid(flags)?;
         data.check(EventInstanceHeader::LEN, header.size, flags)?;
@@ -268,49 +276,46 @@ impl<const CLASSES: usize> Provider<CLASSES> {
                 parent.instance_id(),
                 self.check_instance(InstanceRole::Parent, parent, header.parent_reg_handle)?,
             ),
-            None => (0, Guid::NIL),
+            None => (0, &GuidOrPtr([0; 16])),
         };
-        if !session.enable_level().enables(header.class.level) {
-            return Ok(Traced::FilteredOut);
-        }
-        let stamped = stamp(
-            context,
-            header.timestamp,
-            flags,
-            header.class,
-            GuidOrPtr::from_guid(class_guid),
-        );
-        let written = EventInstanceGuidHeader {
-            header: EventTraceHeader {
-                header_type: match self.bitness {
-                    Bitness::Bits32 => HeaderType::INSTANCE32,
-                    Bitness::Bits64 => HeaderType::INSTANCE64,
-                },
-                ..stamped
-            },
-            instance_id: instance.instance_id(),
-            parent_instance_id,
-            parent_guid,
+        let header_type = match self.bitness {
+            Bitness::Bits32 => HeaderType::INSTANCE32,
+            Bitness::Bits64 => HeaderType::INSTANCE64,
         };
-        session.write_event(
-            |size| {
-                let mut header = written;
-                header.header.size = size;
-                header.to_bytes()
-            },
+        let instance_id = instance.instance_id();
+        let (class, timestamp_in_header) = (header.class, header.timestamp);
+        session.write_event::<{ EventInstanceGuidHeader::LEN }, _>(
             data,
-            stamped.timestamp,
+            context,
+            |context| event_time(context, flags, timestamp_in_header),
+            |out, size, timestamp, context| {
+                // `out` is the header's 0x48 bytes: `emit` has room, and the length check is
+                // resolved when the code is built.
+                let _ = EventInstanceGuidHeader {
+                    header: stamped(context, size, header_type, class, timestamp, *class_guid),
+                    instance_id,
+                    parent_instance_id,
+                    parent_guid: Guid::NIL,
+                }
+                .emit(out.as_mut_slice());
+                // `ParentGuid`, the header's last 16 bytes, copied as the registration holds
+                // it (the optimiser drops the NIL written before), as one `u128`: four word
+                // moves, where a 16-byte array copy is a call to `memcpy`.
+                if let Some(out) = out.last_chunk_mut::<16>() {
+                    *out = u128::from_ne_bytes(parent_guid.0).to_ne_bytes();
+                }
+            },
         )
     }
 
     /// Writes a plain event to `session`, as `TraceEvent` does.
     ///
-    /// The checks are those of [`trace_event_instance`](Self::trace_event_instance) without the
-    /// instance infos: `Flags` must contain `WNODE_FLAG_TRACED_GUID`, `Size` must be 0x30 plus
-    /// the data (or plus 16 per `MOF_FIELD`), the level filter applies, and the session may
-    /// refuse the event. With `WNODE_FLAG_USE_GUID_PTR`, "ETW uses the pointer to copy the GUID
-    /// to the event": `context.guid_at(GuidPtr)` must resolve it, else
-    /// [`TraceError::UnresolvedGuidPtr`].
+    /// The level filter comes first, as in [`trace_event_instance`](Self::trace_event_instance);
+    /// then its checks without the instance infos: `Flags` must contain
+    /// `WNODE_FLAG_TRACED_GUID`, `Size` must be 0x30 plus the data (or plus 16 per
+    /// `MOF_FIELD`), and the session may refuse the event. With `WNODE_FLAG_USE_GUID_PTR`, "ETW
+    /// uses the pointer to copy the GUID to the event": `context.guid_at(GuidPtr)` must resolve
+    /// it, else [`TraceError::UnresolvedGuidPtr`].
     ///
     /// The event written is a `FULL_HEADER32`/`FULL_HEADER64` `EVENT_TRACE_HEADER` by the
     /// provider's bitness, `MarkerFlags` 0xC0, `Size` 0x30 plus the data, `Class` and `Guid` from
@@ -319,6 +324,7 @@ impl<const CLASSES: usize> Provider<CLASSES> {
     ///
     /// # Errors
     /// As listed above; [`TraceError::win32_code`] gives the documented Win32 code of each.
+    #[inline]
     pub fn trace_event<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize>(
         &self,
         session: &mut Session<BUFFER_SIZE, BUFFER_COUNT>,
@@ -326,6 +332,9 @@ impl<const CLASSES: usize> Provider<CLASSES> {
         data: EventData<'_>,
         context: &mut impl TraceContext,
     ) -> Result<Traced, TraceError> {
+        if !session.enable_level().enables(header.class.level) {
+            return Ok(Traced::FilteredOut);
+        }
         let flags = header.times.flags();
         check_traced_guid(flags)?;
         data.check(EventTraceHeader::LEN, header.size, flags)?;
@@ -339,67 +348,98 @@ impl<const CLASSES: usize> Provider<CLASSES> {
         } else {
             header.guid
         };
-        if !session.enable_level().enables(header.class.level) {
-            return Ok(Traced::FilteredOut);
-        }
-        let stamped = stamp(context, header.timestamp, flags, header.class, guid);
-        let written = EventTraceHeader {
-            header_type: match self.bitness {
-                Bitness::Bits32 => HeaderType::FULL_HEADER32,
-                Bitness::Bits64 => HeaderType::FULL_HEADER64,
-            },
-            ..stamped
+        let header_type = match self.bitness {
+            Bitness::Bits32 => HeaderType::FULL_HEADER32,
+            Bitness::Bits64 => HeaderType::FULL_HEADER64,
         };
-        session.write_event(
-            |size| EventTraceHeader { size, ..written }.to_bytes(),
+        let (class, timestamp_in_header) = (header.class, header.timestamp);
+        session.write_event::<{ EventTraceHeader::LEN }, _>(
             data,
-            stamped.timestamp,
+            context,
+            |context| event_time(context, flags, timestamp_in_header),
+            |out, size, timestamp, context| {
+                // `out` is the header's 0x30 bytes: `emit` has room (see above).
+                let _ = stamped(context, size, header_type, class, timestamp, guid)
+                    .emit(out.as_mut_slice());
+            },
         )
     }
 
     /// Checks one `EVENT_INSTANCE_INFO` argument against the header's handle and returns the
-    /// class GUID registered under it.
+    /// class GUID registered under it (see [`instance_error`](Self::instance_error) for the
+    /// checks and their order).
+    #[inline(always)]
     fn check_instance(
         &self,
         role: InstanceRole,
         info: &EventInstanceInfo,
         handle_in_header: u64,
-    ) -> Result<Guid, TraceError> {
+    ) -> Result<&GuidOrPtr, TraceError> {
+        let (reg_handle, instance_id, bitness) = match info {
+            EventInstanceInfo::Bits32(info) => (
+                u64::from(info.reg_handle),
+                info.instance_id,
+                Bitness::Bits32,
+            ),
+            EventInstanceInfo::Bits64(info) => (info.reg_handle, info.instance_id, Bitness::Bits64),
+        };
+        // Every check passes: one test each, and the registration's GUID. (A zero handle has
+        // no registration.)
+        if instance_id != 0 && bitness == self.bitness && handle_in_header == reg_handle {
+            if let Some(registration) = self.registration(reg_handle) {
+                return Ok(&registration.class_guid);
+            }
+        }
+        Err(self.instance_error(role, info, handle_in_header))
+    }
+
+    /// The error of an `EVENT_INSTANCE_INFO` argument that fails a check, the first of: a
+    /// non-zero `RegHandle` and `InstanceId` ([`TraceError::EmptyInstanceInfo`]), the
+    /// provider's bitness ([`TraceError::InstanceInfoBitness`]), a handle this provider
+    /// registered ([`TraceError::UnknownRegHandle`]), the same handle in the header
+    /// ([`TraceError::RegHandleMismatch`]).
+    #[cold]
+    #[inline(never)]
+    fn instance_error(
+        &self,
+        role: InstanceRole,
+        info: &EventInstanceInfo,
+        handle_in_header: u64,
+    ) -> TraceError {
         let reg_handle = info.reg_handle();
         let instance_id = info.instance_id();
         if reg_handle == 0 || instance_id == 0 {
-            return Err(TraceError::EmptyInstanceInfo {
+            return TraceError::EmptyInstanceInfo {
                 role,
                 reg_handle,
                 instance_id,
-            });
+            };
         }
         if info.bitness() != self.bitness {
-            return Err(TraceError::InstanceInfoBitness {
+            return TraceError::InstanceInfoBitness {
                 role,
                 expected: self.bitness,
                 found: info.bitness(),
-            });
+            };
         }
-        let registration = self
-            .registration(reg_handle)
-            .ok_or(TraceError::UnknownRegHandle { role, reg_handle })?;
-        if handle_in_header != reg_handle {
-            return Err(TraceError::RegHandleMismatch {
-                role,
-                in_header: handle_in_header,
-                in_instance_info: reg_handle,
-            });
+        if self.registration(reg_handle).is_none() {
+            return TraceError::UnknownRegHandle { role, reg_handle };
         }
-        Ok(registration.class_guid)
+        TraceError::RegHandleMismatch {
+            role,
+            in_header: handle_in_header,
+            in_instance_info: reg_handle,
+        }
     }
 
+    #[inline]
     fn registration(&self, reg_handle: u64) -> Option<&Registration> {
         index_for_handle(reg_handle).and_then(|index| self.registrations.get(index))
     }
 }
 
 /// `Flags` "must contain WNODE_FLAG_TRACED_GUID".
+#[inline(always)]
 fn check_traced_guid(flags: WnodeFlags) -> Result<(), TraceError> {
     if flags.contains(WnodeFlags::TRACED_GUID) {
         Ok(())
@@ -408,24 +448,31 @@ fn check_traced_guid(flags: WnodeFlags) -> Result<(), TraceError> {
     }
 }
 
-/// The `EVENT_TRACE_HEADER` part every written event shares, stamped by the logger; `Size` and
-/// `HeaderType` are the caller's to set.
-fn stamp(
-    context: &mut impl TraceContext,
-    timestamp_in_header: i64,
-    flags: WnodeFlags,
-    class: Class,
-    guid: GuidOrPtr,
-) -> EventTraceHeader {
-    let timestamp = if flags.contains(WnodeFlags::USE_TIMESTAMP) {
+/// `TimeStamp`: the caller's with `WNODE_FLAG_USE_TIMESTAMP`, else a reading of the clock.
+#[inline(always)]
+fn event_time(context: &mut impl TraceContext, flags: WnodeFlags, timestamp_in_header: i64) -> i64 {
+    if flags.contains(WnodeFlags::USE_TIMESTAMP) {
         timestamp_in_header
     } else {
         context.timestamp()
-    };
+    }
+}
+
+/// The `EVENT_TRACE_HEADER` part every written event shares, stamped by the logger from
+/// `context` (its `ThreadId`, `ProcessId` and CPU times) and the event's time.
+#[inline(always)]
+fn stamped(
+    context: &impl TraceContext,
+    size: u16,
+    header_type: HeaderType,
+    class: Class,
+    timestamp: i64,
+    guid: GuidOrPtr,
+) -> EventTraceHeader {
     let (kernel_time, user_time) = context.cpu_times();
     EventTraceHeader {
-        size: 0,
-        header_type: HeaderType(0),
+        size,
+        header_type,
         marker_flags: MarkerFlags::EVENT_TRACE_HEADER,
         class,
         thread_id: context.thread_id(),
@@ -444,6 +491,7 @@ fn handle_for_index(index: usize) -> u64 {
     index as u64 + 1
 }
 
+#[inline]
 fn index_for_handle(reg_handle: u64) -> Option<usize> {
     reg_handle
         .checked_sub(1)

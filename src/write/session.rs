@@ -1,10 +1,12 @@
 //! A trace session's fixed pool of trace buffers: events appended 8-byte aligned, full buffers
-//! handed to the caller and taken back for reuse, lost events counted.
+//! handed to the caller and taken back for reuse, lost and overwritten events counted.
 
 use crate::wire::codes::Level;
+use crate::wire::field::Writer;
 use crate::wire::file::wmi_buffer_header::{
     BufferFlags, BufferType, WmiBufferHeader, DEFAULT_TRACE_ALIGNMENT,
 };
+use crate::wire::headers::event_trace_header::EventTraceHeader;
 use crate::wire::records::buffer_context::BufferContext;
 use crate::write::error::TraceError;
 use crate::write::event::{EventData, Traced};
@@ -13,9 +15,9 @@ use crate::write::event::{EventData, Traced};
 /// files, and of a buffer this session has sealed.
 const BUFFER_STATE_FLUSH: u32 = 3;
 
-/// The byte that fills the unused tail of a sealed buffer; its first four bytes read as the
-/// 0xFFFFFFFF end mark, as in the buffers Windows writes.
-const FILL: u8 = 0xFF;
+/// What fills the unused tail of a sealed buffer, eight bytes at a time: its first four bytes
+/// read as the 0xFFFFFFFF end mark, as in the buffers Windows writes.
+const FILL: [u8; 8] = [0xFF; 8];
 
 /// "Size must be less than the size of the event tracing session's buffer minus 72 (0x48)."
 const BUFFER_SIZE_MARGIN: usize = 72;
@@ -23,38 +25,60 @@ const BUFFER_SIZE_MARGIN: usize = 72;
 /// One more than the largest `Size` a header can hold: "The largest event you can log is 64K."
 const SIZE_LIMIT: usize = 0x1_0000;
 
-/// Where a buffer of the pool is in its cycle.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What a session does with an event that needs a new buffer when every buffer of the pool is
+/// full (sealed and not yet taken back by the caller).
+///
+/// The choice only matters on that path: an event that fits the current buffer costs the same
+/// in both modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-enum Slot {
-    /// Ready to receive events.
-    Free,
-    /// Receiving events; `used` bytes (its header included) are taken.
-    Current { used: usize },
-    /// Sealed and waiting for the caller, oldest `sequence_number` first.
-    Full { sequence_number: i64 },
+#[non_exhaustive]
+#[repr(u8)]
+pub enum WhenFull {
+    /// Windows' behaviour, and the default: "Rather than blocking until more buffers become
+    /// available, TraceEvent discards the event." The call fails with
+    /// [`TraceError::NoFreeBuffer`], the event is counted in [`SessionStats::events_lost`], and
+    /// the next buffer sealed carries `ETW_BUFFER_FLAG_EVENTS_LOST`. The full buffers keep the
+    /// oldest events.
+    #[default]
+    DropNewest = 0,
+    /// A flight recorder: the oldest full buffer is overwritten, so the pool keeps the newest
+    /// events. Its events are counted in [`SessionStats::events_overwritten`] and the buffer in
+    /// [`SessionStats::buffers_overwritten`], not as lost: overwriting is what the mode is for,
+    /// as in Windows' circular modes, whose `EventsLost` counts only events that were not
+    /// logged. The buffers left still read back in order: their `SequenceNumber`s keep counting,
+    /// with a gap where the overwritten ones were.
+    OverwriteOldest = 1,
 }
 
 /// What a session has done so far, with the names of the `TRACE_LOGFILE_HEADER` and
 /// `EVENT_TRACE_PROPERTIES` counters. Counts saturate at `u32::MAX`.
+///
+/// [`EtlHeader::record_losses`](crate::write::EtlHeader::record_losses) copies the loss counts
+/// into the logfile header of an .etl file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct SessionStats {
-    /// Events written to a buffer.
+    /// Events written to a buffer (overwritten ones included).
     pub events_written: u32,
     /// `EventsLost`: events discarded because no buffer was free
-    /// ([`TraceError::NoFreeBuffer`]).
+    /// ([`TraceError::NoFreeBuffer`], in [`WhenFull::DropNewest`] mode).
     pub events_lost: u32,
-    /// `BuffersWritten`: buffers sealed and queued for the caller.
+    /// `BuffersWritten`: buffers sealed and queued for the caller (overwritten ones included).
     pub buffers_written: u32,
     /// `BuffersLost` (`RealTimeBuffersLost`): full buffers the caller gave up on with
     /// [`Session::discard_oldest_full`].
     pub buffers_lost: u32,
+    /// Events that were written and then overwritten with their buffer
+    /// ([`WhenFull::OverwriteOldest`]).
+    pub events_overwritten: u32,
+    /// Full buffers overwritten before the caller took them ([`WhenFull::OverwriteOldest`]).
+    pub buffers_overwritten: u32,
 }
 
 /// A trace session: a pool of `BUFFER_COUNT` trace buffers of `BUFFER_SIZE` bytes each, the
-/// level it is enabled at, and its counters.
+/// level it is enabled at, what it does when the pool is full, and its counters.
 ///
 /// Events (written by a [`Provider`](crate::write::Provider)) go into the current buffer, each at an
 /// offset that is a multiple of [`DEFAULT_TRACE_ALIGNMENT`] (8), followed by zero padding:
@@ -62,41 +86,58 @@ pub struct SessionStats {
 ///   a larger event fails with [`TraceError::EventTooLarge`] (`ERROR_MORE_DATA`), checked on
 ///   the `Size` the event has in the buffer.
 /// - An event that does not fit what is left of the current buffer seals it (it becomes full)
-///   and goes to the start of the next free buffer: "Data from a single event cannot span
-///   multiple buffers".
-/// - When no buffer is free the event "is discarded": the call fails with
-///   [`TraceError::NoFreeBuffer`] (`ERROR_NOT_ENOUGH_MEMORY`), the event is counted in
-///   [`SessionStats::events_lost`], and the next buffer sealed carries
-///   `ETW_BUFFER_FLAG_EVENTS_LOST`.
+///   and goes to the start of the next buffer: "Data from a single event cannot span multiple
+///   buffers".
+/// - When every buffer is full, [`WhenFull`] decides: the event is discarded
+///   ([`WhenFull::DropNewest`], Windows' way and the default) or the oldest full buffer is
+///   overwritten ([`WhenFull::OverwriteOldest`], a flight recorder).
+///
+/// A lost event leaves no trace in what is kept: the session does not read the clock for it
+/// (so a stepping clock does not step), and no `SequenceNumber` is spent on it. A buffer sealed
+/// by an event that is then lost is stamped with the time of its own last event.
 ///
 /// A sealed buffer is what Windows flushes to an .etl file: a [`WmiBufferHeader`] with
 /// `BufferSize` = `BUFFER_SIZE`; `SavedOffset`, `CurrentOffset` and `Offset` = the end of the
-/// last event's padding (header included); `TimeStamp` = the time of the call that sealed it;
-/// `SequenceNumber` counting 1, 2, 3... over the session; `ClientContext` = the session's
-/// processor number, alignment 8 and logger id; `State` 3 (flush); `BufferFlag` normal or
-/// `EVENTS_LOST`; `BufferType` generic; the rest zero. After the events the buffer is filled
-/// with 0xFF, so a walk stops at the 0xFFFFFFFF end mark.
+/// last event's padding (header included); `TimeStamp` = the time of the call that sealed it
+/// (the event that did not fit, or [`flush`](Self::flush)'s); `SequenceNumber` counting 1, 2,
+/// 3... over the session; `ClientContext` = the session's processor number, alignment 8 and
+/// logger id; `State` 3 (flush); `BufferFlag` normal or `EVENTS_LOST`; `BufferType` generic;
+/// the rest zero. After the events the buffer is filled with 0xFF, so a walk stops at the
+/// 0xFFFFFFFF end mark.
 ///
-/// Full buffers wait, oldest first, until the caller takes them with
-/// [`oldest_full`](Self::oldest_full) and gives them back with
-/// [`release_oldest_full`](Self::release_oldest_full) (or [`drain`](Self::drain) does both);
-/// [`flush`](Self::flush) seals a partly filled buffer.
+/// The buffers are used in turn, as a ring: slot 0, 1, 2... and back to 0. Full buffers wait,
+/// oldest first, until the caller takes them with [`oldest_full`](Self::oldest_full) and gives
+/// them back with [`release_oldest_full`](Self::release_oldest_full) (or [`drain`](Self::drain)
+/// does both); [`flush`](Self::flush) seals a partly filled buffer.
+///
+/// A firmware keeps the session in a `static`. [`Session::disabled`] makes one whose bytes are
+/// all zero, so that the static (and its buffers) goes to `.bss`, which costs RAM but no flash;
+/// the other constructors put it in `.data`, whose initial image is stored in flash too.
 ///
 /// `BUFFER_SIZE` must be a multiple of 8, more than 0x48 + 72 and at most `u32::MAX`, and
 /// `BUFFER_COUNT` at least 1; other values fail to compile.
 #[derive(Clone)]
 pub struct Session<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> {
     buffers: [[u8; BUFFER_SIZE]; BUFFER_COUNT],
-    slots: [Slot; BUFFER_COUNT],
-    /// The slot holding [`Slot::Current`], if any.
-    current: Option<usize>,
+    /// The slot of the oldest full buffer (when `full` is not 0).
+    oldest: usize,
+    /// How many buffers are full: slots `oldest`, `oldest + 1`, ... (modulo `BUFFER_COUNT`).
+    full: usize,
+    /// The slot after the full ones, `(oldest + full) % BUFFER_COUNT`: the current buffer, or
+    /// the one that becomes current next.
+    current: usize,
+    /// Bytes taken in the current buffer, its header included; 0 when there is no current
+    /// buffer.
+    used: usize,
+    /// Buffers sealed so far: the next one's `SequenceNumber` is one more.
+    sealed: i64,
+    stats: SessionStats,
     logger_id: u16,
     processor_number: u8,
     enable_level: Level,
-    next_sequence_number: i64,
+    when_full: WhenFull,
     /// An event was lost since the last buffer was sealed.
     lost_since_seal: bool,
-    stats: SessionStats,
 }
 
 impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> Session<BUFFER_SIZE, BUFFER_COUNT> {
@@ -121,31 +162,83 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> Session<BUFFER_SIZE, B
     #[allow(clippy::as_conversions)]
     const BUFFER_SIZE_U32: u32 = BUFFER_SIZE as u32;
 
+    /// The smallest event `Size` the session refuses (see [`event_size_limit`](Self::event_size_limit)).
+    const EVENT_SIZE_LIMIT: usize = {
+        // `VALID` holds `BUFFER_SIZE` above 0x48 + 72.
+        #[allow(clippy::arithmetic_side_effects)]
+        let limit = BUFFER_SIZE - BUFFER_SIZE_MARGIN;
+        if limit < SIZE_LIMIT {
+            limit
+        } else {
+            SIZE_LIMIT
+        }
+    };
+
     /// A session with all buffers free, whose buffers carry `logger_id` in their
-    /// `ClientContext`, enabled at `enable_level` (see [`Level::enables`]).
+    /// `ClientContext`, enabled at `enable_level` (see [`Level::enables`]), that discards new
+    /// events when every buffer is full ([`WhenFull::DropNewest`]).
     pub const fn new(logger_id: u16, enable_level: Level) -> Self {
+        Self::with_when_full(logger_id, enable_level, WhenFull::DropNewest)
+    }
+
+    /// A session as [`new`](Self::new) makes it, that does `when_full` when every buffer is
+    /// full: [`WhenFull::OverwriteOldest`] makes a flight recorder.
+    pub const fn with_when_full(logger_id: u16, enable_level: Level, when_full: WhenFull) -> Self {
+        let mut session = Self::disabled();
+        session.logger_id = logger_id;
+        session.enable_level = enable_level;
+        session.when_full = when_full;
+        session
+    }
+
+    /// A session whose every byte is zero: `LoggerId` 0, enabled at [`Level::NONE`] (it writes
+    /// nothing until [`set_enable_level`](Self::set_enable_level)), in
+    /// [`WhenFull::DropNewest`] mode, all buffers free.
+    ///
+    /// A `static` initialised with it goes to `.bss`, which start-up code zeroes: the buffers
+    /// cost RAM but no flash. Set the level, and the logger id and mode if they are not the
+    /// defaults, at start-up.
+    ///
+    /// ```
+    /// use etw_classic::{write::WhenFull, Level, Session};
+    /// // All zeros: in `.bss`.
+    /// static SESSION: std::sync::Mutex<Session<512, 4>> = std::sync::Mutex::new(Session::disabled());
+    ///
+    /// let mut session = Session::<512, 4>::disabled();
+    /// session.set_logger_id(1);
+    /// session.set_when_full(WhenFull::OverwriteOldest);
+    /// session.set_enable_level(Level::VERBOSE);
+    /// assert_eq!(session.enable_level(), Level::VERBOSE);
+    /// ```
+    pub const fn disabled() -> Self {
         #[allow(clippy::let_unit_value)]
         let () = Self::VALID;
         Self {
             buffers: [const { [0; BUFFER_SIZE] }; BUFFER_COUNT],
-            slots: [Slot::Free; BUFFER_COUNT],
-            current: None,
-            logger_id,
-            processor_number: 0,
-            enable_level,
-            next_sequence_number: 1,
-            lost_since_seal: false,
+            oldest: 0,
+            full: 0,
+            current: 0,
+            used: 0,
+            sealed: 0,
             stats: SessionStats {
                 events_written: 0,
                 events_lost: 0,
                 buffers_written: 0,
                 buffers_lost: 0,
+                events_overwritten: 0,
+                buffers_overwritten: 0,
             },
+            logger_id: 0,
+            processor_number: 0,
+            enable_level: Level::NONE,
+            when_full: WhenFull::DropNewest,
+            lost_since_seal: false,
         }
     }
 
     /// The level the session is enabled at: events whose `Class.Level` it does not
     /// [enable](Level::enables) are not written.
+    #[inline]
     pub const fn enable_level(&self) -> Level {
         self.enable_level
     }
@@ -159,6 +252,21 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> Session<BUFFER_SIZE, B
     /// The `LoggerId` the session's buffers carry.
     pub const fn logger_id(&self) -> u16 {
         self.logger_id
+    }
+
+    /// Sets the `LoggerId` stamped into the `ClientContext` of the buffers sealed from now on.
+    pub fn set_logger_id(&mut self, logger_id: u16) {
+        self.logger_id = logger_id;
+    }
+
+    /// What the session does when every buffer is full.
+    pub const fn when_full(&self) -> WhenFull {
+        self.when_full
+    }
+
+    /// Changes what the session does the next time every buffer is full.
+    pub fn set_when_full(&mut self, when_full: WhenFull) {
+        self.when_full = when_full;
     }
 
     /// Sets the `ProcessorNumber` stamped into the `ClientContext` of the buffers sealed from
@@ -180,59 +288,44 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> Session<BUFFER_SIZE, B
     /// The smallest event `Size` the session refuses: `BUFFER_SIZE - 72`, or 0x10000 for
     /// buffers over 64 KiB.
     pub const fn event_size_limit(&self) -> usize {
-        // `VALID`, checked when the session was made, holds `BUFFER_SIZE` above 0x48 + 72.
-        #[allow(clippy::arithmetic_side_effects)]
-        let limit = BUFFER_SIZE - BUFFER_SIZE_MARGIN;
-        if limit < SIZE_LIMIT {
-            limit
-        } else {
-            SIZE_LIMIT
-        }
+        Self::EVENT_SIZE_LIMIT
     }
 
     /// Bytes of events (with their padding) in the current buffer, 0 when there is none.
     pub fn current_fill(&self) -> usize {
-        match self.current.and_then(|slot| self.slots.get(slot)) {
-            // A current buffer's `used` starts at the header's length and only grows.
-            #[allow(clippy::arithmetic_side_effects)]
-            Some(Slot::Current { used }) => used - WmiBufferHeader::LEN,
-            _ => 0,
-        }
+        self.used.saturating_sub(WmiBufferHeader::LEN)
     }
 
     /// How many sealed buffers wait for the caller.
     pub fn full_count(&self) -> usize {
-        self.slots
-            .iter()
-            .filter(|slot| matches!(slot, Slot::Full { .. }))
-            .count()
+        self.full
     }
 
     /// How many buffers are free.
     pub fn free_count(&self) -> usize {
-        self.slots
-            .iter()
-            .filter(|slot| matches!(slot, Slot::Free))
-            .count()
+        BUFFER_COUNT
+            .saturating_sub(self.full)
+            .saturating_sub(usize::from(self.used != 0))
     }
 
     /// Seals the current buffer if it holds any event, stamping `timestamp` as its flush time;
     /// returns whether a buffer was sealed. Call it at the end of a trace so that the last
     /// events reach [`oldest_full`](Self::oldest_full).
     pub fn flush(&mut self, timestamp: i64) -> bool {
-        match self.current.and_then(|slot| self.slots.get(slot)) {
-            Some(Slot::Current { used }) if *used > WmiBufferHeader::LEN => {
-                self.seal_current(timestamp);
-                true
-            }
-            _ => false,
+        if self.used > WmiBufferHeader::LEN {
+            self.seal_current(timestamp);
+            true
+        } else {
+            false
         }
     }
 
     /// The oldest sealed buffer, all `BUFFER_SIZE` bytes of it (header, events, 0xFF fill).
     pub fn oldest_full(&self) -> Option<&[u8; BUFFER_SIZE]> {
-        self.oldest_full_slot()
-            .and_then(|slot| self.buffers.get(slot))
+        if self.full == 0 {
+            return None;
+        }
+        self.buffers.get(self.oldest)
     }
 
     /// Gives the oldest sealed buffer back to the pool once the caller has stored it; returns
@@ -275,15 +368,20 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> Session<BUFFER_SIZE, B
         Ok(stored)
     }
 
-    /// Appends one event: the header `build_header` returns for the event's `Size`, then the
-    /// data. The provider has checked everything but room.
-    pub(crate) fn write_event<const HEADER_LEN: usize>(
+    /// Appends one event: `write_header` writes the header for the event's `Size` and time in
+    /// place (given `context` back), then the data follows. The provider has checked
+    /// everything but room.
+    ///
+    /// `timestamp` is called once, only when the event will be written (never for an event
+    /// that is lost), and gives the event's time, which also stamps a buffer the event seals.
+    #[inline]
+    pub(crate) fn write_event<const HEADER_LEN: usize, Context>(
         &mut self,
-        build_header: impl FnOnce(u16) -> [u8; HEADER_LEN],
         data: EventData<'_>,
-        timestamp: i64,
+        context: &mut Context,
+        timestamp: impl FnOnce(&mut Context) -> i64,
+        write_header: impl FnOnce(&mut [u8; HEADER_LEN], u16, i64, &Context),
     ) -> Result<Traced, TraceError> {
-        let limit = self.event_size_limit();
         // MOF fields whose lengths add up to more than a `usize` holds are reported with
         // `usize::MAX` as their size.
         let total = data
@@ -291,67 +389,104 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> Session<BUFFER_SIZE, B
             .and_then(|len| len.checked_add(HEADER_LEN))
             .unwrap_or(usize::MAX);
         let size = match u16::try_from(total) {
-            Ok(size) if total < limit => size,
-            _ => return Err(TraceError::EventTooLarge { size: total, limit }),
+            Ok(size) if total < Self::EVENT_SIZE_LIMIT => size,
+            _ => {
+                return Err(TraceError::EventTooLarge {
+                    size: total,
+                    limit: Self::EVENT_SIZE_LIMIT,
+                })
+            }
         };
-        // Below 0x10000 + 8: `total` is below `limit`.
-        let padded = total.next_multiple_of(DEFAULT_TRACE_ALIGNMENT);
-        let (slot, offset) = self.room_for(padded, timestamp)?;
-        // `room_for` found `padded` bytes free at `offset` in buffer `slot`, which it made the
-        // current one; were they not there, the event would be lost, not written.
-        let written = self
-            .slots
-            .get_mut(slot)
-            .zip(self.buffers.get_mut(slot))
-            .and_then(|(state, buffer)| {
-                let event = buffer.get_mut(offset..)?.get_mut(..padded)?;
-                let (header_out, rest) = event.split_first_chunk_mut::<HEADER_LEN>()?;
-                write_data(rest, data)?.fill(0);
-                *header_out = build_header(size);
-                // The event's `padded` bytes were there from `offset`: within the buffer.
-                #[allow(clippy::arithmetic_side_effects)]
-                let used = offset + padded;
-                *state = Slot::Current { used };
-                Some(())
-            });
-        if written.is_none() {
+        // `total` is below the limit, at most 0x10000: the sum does not overflow.
+        #[allow(clippy::arithmetic_side_effects)]
+        let padded = (total + (DEFAULT_TRACE_ALIGNMENT - 1)) & !(DEFAULT_TRACE_ALIGNMENT - 1);
+        // The fast path: the current buffer has room. (`used` is at most `BUFFER_SIZE` and
+        // `padded` below 0x10008, so the sum fits a `usize` of 32 bits or more; it saturates
+        // on a 16-bit one, where it is past the buffer's end too.)
+        let end = self.used.saturating_add(padded);
+        let (slot, offset, time) = if self.used != 0 && end <= BUFFER_SIZE {
+            (self.current, self.used, timestamp(context))
+        } else {
+            // The clock is read here, between the two halves, so that the context stays in the
+            // caller (neither half takes it), and only once a buffer is sure.
+            if !self.room_after_current() {
+                return Err(self.lose_event());
+            }
+            let time = timestamp(context);
+            self.start_buffer(time);
+            (self.current, WmiBufferHeader::LEN, time)
+        };
+        // `make_room`, or the test above, found `padded` bytes free at `offset` in buffer
+        // `slot`, which is the current one; were they not there, the event would be lost, not
+        // written.
+        let Some(event) = offset
+            .checked_add(padded)
+            .and_then(|end| self.buffers.get_mut(slot)?.get_mut(offset..end))
+        else {
             return Err(self.lose_event());
+        };
+        // The padding is zeros: the last 8 bytes are cleared first, and the header and the
+        // data written over the part of them that is not padding (`padded` is at least 0x30).
+        if let Some(last) = event.last_chunk_mut::<8>() {
+            *last = [0; 8];
+        }
+        let Some((header_out, rest)) = event.split_first_chunk_mut::<HEADER_LEN>() else {
+            return Err(self.lose_event());
+        };
+        // The header first: the values it is built from are then done with before the data's
+        // `memcpy` call, and need not be kept across it.
+        write_header(header_out, size, time, context);
+        if write_data(rest, data).is_none() {
+            return Err(self.lose_event());
+        }
+        // The event's `padded` bytes were there from `offset`: within the buffer.
+        #[allow(clippy::arithmetic_side_effects)]
+        {
+            self.used = offset + padded;
         }
         self.stats.events_written = self.stats.events_written.saturating_add(1);
         Ok(Traced::Written { slot, offset, size })
     }
 
-    /// The slot and offset where an event of `size` bytes (with its padding) goes: the current
-    /// buffer if it has room, else the next free one (sealing the current buffer). Counts the
-    /// event as lost when no buffer is free.
-    fn room_for(&mut self, size: usize, timestamp: i64) -> Result<(usize, usize), TraceError> {
-        if let Some(slot) = self.current {
-            if let Some(Slot::Current { used }) = self.slots.get(slot) {
-                // A sum past `usize` would be past the buffer's end too.
-                if used.checked_add(size).is_some_and(|end| end <= BUFFER_SIZE) {
-                    return Ok((slot, *used));
-                }
+    /// Whether an event that does not fit the current buffer (or finds none) will have a
+    /// buffer: one is free once the current one is sealed, or the session overwrites the
+    /// oldest full one. When it will not, the current buffer is sealed all the same (full
+    /// buffers go to the caller), stamped with its last event's time, as the clock is not read
+    /// for a lost event.
+    #[inline(never)]
+    fn room_after_current(&mut self) -> bool {
+        let has_current = self.used != 0;
+        // Sealing the current buffer would leave none free.
+        let none_free = self.full.saturating_add(usize::from(has_current)) >= BUFFER_COUNT;
+        if none_free && self.when_full == WhenFull::DropNewest {
+            let last = self
+                .buffers
+                .get(self.current)
+                .and_then(|buffer| walk(buffer, self.used).1);
+            // A current buffer always holds an event (it is started for one); were it empty,
+            // it would stay current, and the next event would take it.
+            if let Some(last) = last {
+                self.seal_current(last);
             }
-            self.seal_current(timestamp);
+            return false;
         }
-        let free = self
-            .slots
-            .iter_mut()
-            .enumerate()
-            .find(|(_, state)| **state == Slot::Free);
-        match free {
-            Some((slot, state)) => {
-                *state = Slot::Current {
-                    used: WmiBufferHeader::LEN,
-                };
-                self.current = Some(slot);
-                Ok((slot, WmiBufferHeader::LEN))
-            }
-            None => Err(self.lose_event()),
+        true
+    }
+
+    /// Seals the current buffer (if any) at `timestamp`, overwrites the oldest full buffer if
+    /// none is free ([`room_after_current`](Self::room_after_current) has said one may be),
+    /// and makes the next buffer current, empty.
+    #[inline(never)]
+    fn start_buffer(&mut self, timestamp: i64) {
+        self.seal_current(timestamp);
+        if self.full >= BUFFER_COUNT {
+            self.overwrite_oldest();
         }
+        self.used = WmiBufferHeader::LEN;
     }
 
     /// Counts one lost event and returns the error that reports it.
+    #[cold]
     fn lose_event(&mut self) -> TraceError {
         self.stats.events_lost = self.stats.events_lost.saturating_add(1);
         self.lost_since_seal = true;
@@ -361,19 +496,15 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> Session<BUFFER_SIZE, B
     }
 
     /// Writes the current buffer's header and fill, and queues it for the caller.
+    #[inline(never)]
     fn seal_current(&mut self, timestamp: i64) {
-        let Some(slot) = self.current.take() else {
+        let used = self.used;
+        if used == 0 {
             return;
-        };
-        // `room_for` only ever names a slot of the pool, made current; a `current` that named
-        // anything else would be dropped here, and the next event would take a free buffer.
-        let (Some(state), Some(buffer)) = (self.slots.get_mut(slot), self.buffers.get_mut(slot))
-        else {
-            return;
-        };
-        let Slot::Current { used } = *state else {
-            return;
-        };
+        }
+        // `SequenceNumber` is a `LONG64` that wraps, as Windows lets it (at a buffer a
+        // nanosecond, after 292 years).
+        let sequence_number = self.sealed.wrapping_add(1);
         // At most `BUFFER_SIZE`, which `VALID` holds to a `u32`.
         #[allow(clippy::as_conversions)]
         let end = used as u32;
@@ -383,7 +514,7 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> Session<BUFFER_SIZE, B
             current_offset: end,
             reference_count: 0,
             timestamp,
-            sequence_number: self.next_sequence_number,
+            sequence_number,
             clock_or_link: 0,
             client_context: BufferContext::new(
                 self.processor_number,
@@ -400,49 +531,108 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> Session<BUFFER_SIZE, B
             buffer_type: BufferType::GENERIC,
             reference_time: [0; 16],
         };
-        // `VALID` holds `BUFFER_SIZE` above 0x48, so the chunk is always there: both lengths are
-        // constants of the session's type, and the check is resolved when its code is built.
-        if let Some(out) = buffer.first_chunk_mut::<{ WmiBufferHeader::LEN }>() {
-            *out = header.to_bytes();
+        // `current` is always a slot of the pool (see `next_slot`); were it not, nothing would
+        // be written, and the counters below would still move on.
+        if let Some(buffer) = self.buffers.get_mut(self.current) {
+            // `VALID` holds `BUFFER_SIZE` above 0x48: the header always fits, and the check is
+            // resolved when the code is built, as both lengths are constants. Written member by
+            // member in place, so that the 72 bytes are never built on the stack first.
+            if let Some(out) = buffer.first_chunk_mut::<{ WmiBufferHeader::LEN }>() {
+                header.write(&mut Writer::new(out));
+            }
+            // The fill, from the end of the events on, eight bytes at a time (both are multiples
+            // of 8): two word stores each, without a `memset` (220 bytes of code).
+            if let Some(tail) = buffer.get_mut(used..) {
+                for chunk in tail.chunks_exact_mut(FILL.len()) {
+                    if let Ok(chunk) = <&mut [u8; 8]>::try_from(chunk) {
+                        *chunk = FILL;
+                    }
+                }
+            }
         }
-        // The fill, from the end of the events on.
-        for out in buffer.iter_mut().skip(used) {
-            *out = FILL;
-        }
-        *state = Slot::Full {
-            sequence_number: self.next_sequence_number,
-        };
-        // `SequenceNumber` is a `LONG64` that wraps, as Windows lets it (at a buffer a
-        // nanosecond, after 292 years).
-        self.next_sequence_number = self.next_sequence_number.wrapping_add(1);
+        self.current = Self::next_slot(self.current);
+        self.used = 0;
+        // At most `BUFFER_COUNT`: a buffer is sealed only when it was current, so not full.
+        self.full = self.full.saturating_add(1);
+        self.sealed = sequence_number;
         self.lost_since_seal = false;
         self.stats.buffers_written = self.stats.buffers_written.saturating_add(1);
     }
 
-    fn oldest_full_slot(&self) -> Option<usize> {
-        self.slots
-            .iter()
-            .enumerate()
-            .filter_map(|(slot, state)| match state {
-                Slot::Full { sequence_number } => Some((*sequence_number, slot)),
-                _ => None,
-            })
-            .min()
-            .map(|(_, slot)| slot)
+    /// Drops the oldest full buffer to make room (every buffer is full), counting it and its
+    /// events as overwritten. Out of line: the walk's frame is not added to the seal's.
+    #[inline(never)]
+    fn overwrite_oldest(&mut self) {
+        // The events of the buffer, up to the `Offset` its seal wrote (0 were it not there).
+        let events = self.buffers.get(self.oldest).map_or(0, |buffer| {
+            let end = buffer
+                .first_chunk::<{ WmiBufferHeader::LEN }>()
+                .map_or(0, |header| WmiBufferHeader::from_bytes(header).offset);
+            walk(buffer, usize::try_from(end).unwrap_or(BUFFER_SIZE)).0
+        });
+        if self.free_oldest_full() {
+            self.stats.events_overwritten = self.stats.events_overwritten.saturating_add(events);
+            self.stats.buffers_overwritten = self.stats.buffers_overwritten.saturating_add(1);
+        }
     }
 
     fn free_oldest_full(&mut self) -> bool {
-        match self
-            .oldest_full_slot()
-            .and_then(|slot| self.slots.get_mut(slot))
-        {
-            Some(state) => {
-                *state = Slot::Free;
-                true
-            }
-            None => false,
+        if self.full == 0 {
+            return false;
+        }
+        self.oldest = Self::next_slot(self.oldest);
+        // Not 0, just checked.
+        self.full = self.full.saturating_sub(1);
+        true
+    }
+
+    /// The slot after `slot` in the ring.
+    #[inline]
+    const fn next_slot(slot: usize) -> usize {
+        // `slot` is below `BUFFER_COUNT`, so the sum does not overflow.
+        #[allow(clippy::arithmetic_side_effects)]
+        let next = slot + 1;
+        if next >= BUFFER_COUNT {
+            0
+        } else {
+            next
         }
     }
+
+    /// The state of slot `slot`, for `Debug` and `defmt`.
+    fn slot_state(&self, slot: usize) -> Slot {
+        // How far `slot` is past the oldest full buffer, going round the ring.
+        let distance = if slot >= self.oldest {
+            slot.wrapping_sub(self.oldest)
+        } else {
+            slot.wrapping_add(BUFFER_COUNT).wrapping_sub(self.oldest)
+        };
+        if distance < self.full {
+            // The oldest full buffer was sealed `full - 1` buffers before the last one;
+            // `distance` is below `full`, which is at most `BUFFER_COUNT`.
+            #[allow(clippy::as_conversions, clippy::arithmetic_side_effects)]
+            let newer = (self.full - 1 - distance) as i64;
+            Slot::Full {
+                sequence_number: self.sealed.wrapping_sub(newer),
+            }
+        } else if distance == self.full && self.used != 0 {
+            Slot::Current { used: self.used }
+        } else {
+            Slot::Free
+        }
+    }
+}
+
+/// Where a buffer of the pool is in its cycle, as `Debug` and `defmt` show it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+enum Slot {
+    /// Ready to receive events.
+    Free,
+    /// Receiving events; `used` bytes (its header included) are taken.
+    Current { used: usize },
+    /// Sealed and waiting for the caller.
+    Full { sequence_number: i64 },
 }
 
 /// The session's state without the buffers' bytes.
@@ -450,13 +640,22 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> core::fmt::Debug
     for Session<BUFFER_SIZE, BUFFER_COUNT>
 {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        struct Slots<'a, const S: usize, const N: usize>(&'a Session<S, N>);
+        impl<const S: usize, const N: usize> core::fmt::Debug for Slots<'_, S, N> {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.debug_list()
+                    .entries((0..N).map(|slot| self.0.slot_state(slot)))
+                    .finish()
+            }
+        }
         f.debug_struct("Session")
             .field("buffer_size", &BUFFER_SIZE)
-            .field("slots", &self.slots)
+            .field("slots", &Slots(self))
             .field("logger_id", &self.logger_id)
             .field("processor_number", &self.processor_number)
             .field("enable_level", &self.enable_level)
-            .field("next_sequence_number", &self.next_sequence_number)
+            .field("when_full", &self.when_full)
+            .field("next_sequence_number", &self.sealed.wrapping_add(1))
             .field("stats", &self.stats)
             .finish_non_exhaustive()
     }
@@ -470,14 +669,43 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> defmt::Format
     fn format(&self, f: defmt::Formatter) {
         defmt::write!(
             f,
-            "Session {{ buffer_size: {=usize}, slots: {}, logger_id: {=u16}, enable_level: {}, stats: {} }}",
+            "Session {{ buffer_size: {=usize}, full: {=usize}, used: {=usize}, logger_id: {=u16}, enable_level: {}, when_full: {}, stats: {} }}",
             BUFFER_SIZE,
-            self.slots,
+            self.full,
+            self.used,
             self.logger_id,
             self.enable_level,
+            self.when_full,
             self.stats
         );
     }
+}
+
+/// The events of a buffer the session wrote, from its header to `end`, walked by their `Size`
+/// (padded to 8): how many, and the `TimeStamp` of the last. Every event the session writes
+/// starts with an `EVENT_TRACE_HEADER` (an instance event's header begins with one), so its
+/// `Size` is at 0 and its `TimeStamp` at 0x10. Walked only when a buffer is overwritten or
+/// sealed by a lost event, so that writing an event counts nothing.
+fn walk(buffer: &[u8], end: usize) -> (u32, Option<i64>) {
+    let (mut count, mut last) = (0u32, None);
+    let mut at = WmiBufferHeader::LEN;
+    while at < end {
+        let Some(header) = buffer
+            .get(at..end)
+            .and_then(<[u8]>::first_chunk::<{ EventTraceHeader::LEN }>)
+            .map(EventTraceHeader::from_bytes)
+        else {
+            break;
+        };
+        count = count.saturating_add(1);
+        last = Some(header.timestamp);
+        // A `Size` of 0 would not move on; the session writes none.
+        match usize::from(header.size).next_multiple_of(DEFAULT_TRACE_ALIGNMENT) {
+            0 => break,
+            size => at = at.saturating_add(size),
+        }
+    }
+    (count, last)
 }
 
 /// Whether `value` fits a `u32`, on hosts of any pointer width (two shifts by 16, because one
@@ -490,20 +718,50 @@ const fn fits_u32(value: usize) -> bool {
 const ALIGNMENT_BYTE: u8 = 8;
 const _: () = assert!(DEFAULT_TRACE_ALIGNMENT == 8);
 
-/// Copies the event data to the start of `out` (the MOF fields one after another) and returns
-/// the part of `out` after it; `None` if `out` is too short for it.
-fn write_data<'o>(out: &'o mut [u8], data: EventData<'_>) -> Option<&'o mut [u8]> {
-    let copy = |out: &'o mut [u8], bytes: &[u8]| {
-        let (target, after) = out.split_at_mut_checked(bytes.len())?;
-        for (to, from) in target.iter_mut().zip(bytes) {
+/// Copies the event data to the start of `out` (the MOF fields one after another);
+/// `None` if `out` is too short for it.
+#[inline(always)]
+fn write_data(out: &mut [u8], data: EventData<'_>) -> Option<()> {
+    match data {
+        EventData::Inline(bytes) => {
+            copy_to_start(out, bytes)?;
+        }
+        EventData::MofFields(fields) => {
+            let mut rest = out;
+            for field in fields {
+                rest = copy_to_start(rest, field)?;
+            }
+        }
+    }
+    Some(())
+}
+
+/// Copies `from` to the start of `to` and returns the rest of `to`; `None` if `to` is too
+/// short.
+///
+/// Eight bytes at a time, each an array move (two word loads and two word stores, no call and
+/// no per-byte check), then the last 0 to 7 bytes one by one: about 1.2 instructions a byte at
+/// opt-level "s" and "z" alike. `copy_from_slice` would call `memcpy`, which costs some 45
+/// instructions before it copies anything, about 730 bytes of code and 92 bytes of stack, and
+/// at "z" keeps a length check with a panic path.
+#[inline]
+fn copy_to_start<'to>(to: &'to mut [u8], from: &[u8]) -> Option<&'to mut [u8]> {
+    let (target, rest) = to.split_at_mut_checked(from.len())?;
+    let mut to_chunks = target.chunks_exact_mut(8);
+    let mut from_chunks = from.chunks_exact(8);
+    for (to, from) in (&mut to_chunks).zip(&mut from_chunks) {
+        if let (Ok(to), Ok(from)) = (<&mut [u8; 8]>::try_from(to), <&[u8; 8]>::try_from(from)) {
             *to = *from;
         }
-        Some(after)
-    };
-    match data {
-        EventData::Inline(bytes) => copy(out, bytes),
-        EventData::MofFields(fields) => fields.iter().try_fold(out, |out, field| copy(out, field)),
     }
+    for (to, from) in to_chunks
+        .into_remainder()
+        .iter_mut()
+        .zip(from_chunks.remainder())
+    {
+        *to = *from;
+    }
+    Some(rest)
 }
 
 #[cfg(test)]

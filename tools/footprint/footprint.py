@@ -83,20 +83,21 @@ CASES = [
     # (safe Rust must initialise it, and opt-level z inlines no fill that long); `parse` and
     # `emit` themselves call none.
     Case("header-codec", "(a) EventInstanceGuidHeader parse + emit", text_budget=560, stack_budget=208),
-    # (b) meets its targets: 1216 bytes, stack 144. The `Session<512, 1>` is a `static`
-    # initialised at compile time, so no frame holds it (`reset`'s is 104 bytes, down from 656
-    # when the session was a local of `run`; the library's calls below it take 40). Its initial
-    # state is not all zeros, so all 568 bytes of it, the zeroed buffer included, are `.data`:
-    # 568 bytes of flash on top of the .text, 1784 in all, within the 4096 of the target.
-    # The alternative, a `MaybeUninit` in `.bss` written at run time, builds the session on the
-    # stack and copies it (measured: a 576-byte frame, and `__aeabi_memcpy4` and
-    # `__aeabi_memclr4` in .text): `Session::new` does not build in place. The one mem*
-    # function is `__aeabi_memclr` (208 bytes), which the library calls to clear buffers; the
-    # 0xFF fill of a sealed buffer's tail is a loop since the session writes it byte by byte
-    # (it took `__aeabi_memset` before, 220 bytes more at 1450 in all). The provider stays a
-    # local: it is small, and in a static it costs 196 bytes more .text and 8 more of stack (the
-    # optimiser can no longer see it start empty).
-    Case("provider-session", "(b) provider + one session buffer", text_budget=1240, stack_budget=152),
+    # (b) meets its targets: 1632 bytes, stack 248; flash 1632 in all, as the session is in
+    # `.bss` now (`Session::disabled()`, all zeros; `run` sets the level and logger id), where it
+    # was 1216 + 568 bytes of `.data` = 1784 before. Raised on purpose from 1240 and 152 with
+    # the write side that makes a trace call 40% shorter (tools/firmware-costs): the flight
+    # recorder (`WhenFull`), the precise instance-info error on a cold path of its own, and the
+    # slow path in out-of-line halves (`start_buffer`, `room_after_current`, `overwrite_oldest`
+    # with the walk that counts an overwritten buffer's events) add .text; the deepest path is
+    # now the flight recorder's overwrite: `reset` (160, the harness's locals: the header, the
+    # provider and the clock the inlined trace call reads in place) -> `start_buffer` (16) ->
+    # `overwrite_oldest` (40) -> `walk` (32); a seal is `start_buffer` -> `seal_current` (32) ->
+    # `__aeabi_memclr` (16), 224 in all. The one mem* function is `__aeabi_memclr` (208 bytes);
+    # the data is copied eight bytes at a time and the tail filled likewise, without `memcpy`
+    # (730 bytes) or `memset`. The provider stays a local: it is small, and in a static it
+    # costs more .text (the optimiser can no longer see it start empty).
+    Case("provider-session", "(b) provider + one session buffer", text_budget=1660, stack_budget=256),
 ]
 
 

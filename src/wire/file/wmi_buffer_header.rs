@@ -173,6 +173,11 @@ impl WmiBufferHeader {
 
     /// Encodes the members into the first `LEN` bytes `write` covers, setting every one of
     /// them (`to_bytes` and `emit` are built on it).
+    ///
+    /// Always inlined: the session seals a buffer by writing a header whose members are in
+    /// registers; out of line (at opt-level "z", with two callers) the 72-byte struct would be
+    /// built on the stack of the trace call that seals.
+    #[inline(always)]
     pub(crate) fn write(&self, write: &mut Writer<'_, { Self::LEN }>) {
         write.u32(offset::BUFFER_SIZE, self.buffer_size);
         write.u32(offset::SAVED_OFFSET, self.saved_offset);

@@ -18,10 +18,12 @@ use etw_classic::read::{MergeCursor, TimeOrder, TraceClock};
 use etw_classic::wire::UtcDateTime;
 use etw_classic::wire::ExtendedAndUserData;
 use etw_classic::{
-    plain_lz77, Bitness, Class, EtlFile, EtlHeader, EventData, EventHeader,
-    EventInstanceGuidHeader, EventInstanceHeader, EventInstanceInfo, EventKind, EventTrace,
-    EventTraceHeader, Events, Guid, InstanceTree, Level, MofField, Provider, Session,
-    SteppingContext, SystemTraceHeader, TraceBuffer, TraceLogfileHeader, WmiBufferHeader,
+    plain_lz77,
+    write::{SharedSession, WhenFull},
+    Bitness, Class, EtlFile, EtlHeader, EventData, EventHeader, EventInstanceGuidHeader,
+    EventInstanceHeader, EventInstanceInfo, EventKind, EventTrace, EventTraceHeader, Events, Guid,
+    InstanceTree, Level, MofField, Provider, Session, SteppingContext, SystemTraceHeader,
+    TraceBuffer, TraceLogfileHeader, WmiBufferHeader,
 };
 
 extern "Rust" {
@@ -33,6 +35,17 @@ extern "Rust" {
 fn panic(_info: &PanicInfo) -> ! {
     // SAFETY: never runs; a reference to this function must not even survive linking.
     unsafe { a_panic_path_survived_optimisation() }
+}
+
+/// The critical section of a binary without interrupts: nothing to mask.
+struct NoInterrupts;
+critical_section::set_impl!(NoInterrupts);
+
+// SAFETY: the binary runs one thread and enables no interrupt, so no code can run between
+// `acquire` and `release` but the caller's.
+unsafe impl critical_section::Impl for NoInterrupts {
+    unsafe fn acquire() -> critical_section::RawRestoreState {}
+    unsafe fn release(_: critical_section::RawRestoreState) {}
 }
 
 /// Bytes the optimiser treats as unknown.
@@ -184,9 +197,15 @@ fn files(input: &[u8], bitness: Bitness, output: &mut [u8]) {
     let _ = black_box(header.write_first_buffer(black_box(&mut first)));
 }
 
-/// The provider's checks and the session's buffer writer, on headers and data from the input.
+/// The provider's checks and the session's buffer writer, on headers and data from the input,
+/// in both of the session's modes, and through a shared session.
 fn provider_and_session(input: &[u8], bitness: Bitness) {
-    let mut session = Session::<512, 2>::new(1, Level::VERBOSE);
+    let when_full = if black_box(input.get(1).copied()) == Some(1) {
+        WhenFull::OverwriteOldest
+    } else {
+        WhenFull::DropNewest
+    };
+    let mut session = Session::<512, 2>::with_when_full(1, Level::VERBOSE, when_full);
     let mut provider = Provider::<2>::new(bitness);
     let mut context = SteppingContext::default();
     let Ok(class) = provider.register(Guid::NIL) else {
@@ -210,8 +229,10 @@ fn provider_and_session(input: &[u8], bitness: Bitness) {
             &mut context,
         ));
     }
-    if let Some((full, data)) = input.split_first_chunk::<{ EventTraceHeader::LEN }>() {
-        let full = EventTraceHeader::from_bytes(full);
+    let full = input
+        .split_first_chunk::<{ EventTraceHeader::LEN }>()
+        .map(|(full, data)| (EventTraceHeader::from_bytes(full), data));
+    if let Some((full, data)) = full {
         let _ = black_box(provider.trace_event(
             &mut session,
             &full,
@@ -219,13 +240,35 @@ fn provider_and_session(input: &[u8], bitness: Bitness) {
             &mut context,
         ));
     }
+    session.set_when_full(black_box(WhenFull::DropNewest));
     session.flush(black_box(0));
     let _ = black_box(session.drain(|buffer| {
         let _ = black_box(buffer);
         Ok::<(), ()>(())
     }));
     let _ = black_box(session.discard_oldest_full());
-    let _ = black_box(session.stats());
+    let stats = black_box(session.stats());
+    let mut etl_header = EtlHeader::new(bitness, 512);
+    etl_header.record_losses(&stats);
+    let _ = black_box(etl_header);
+
+    let shared = black_box(SharedSession::new(Session::<512, 2>::disabled()));
+    let _ = black_box(shared.with(|session| session.set_enable_level(Level::VERBOSE)));
+    let _ = black_box(shared.trace_event_instance(
+        &provider,
+        &header,
+        EventData::Inline(data),
+        &info,
+        None,
+        &mut context,
+    ));
+    if let Some((full, data)) = full {
+        let _ = black_box(shared.trace_event(&provider, &full, EventData::Inline(data), &mut context));
+    }
+    let _ = black_box(shared.with(|session| session.flush(0)));
+    let mut out = [0u8; 512];
+    let _ = black_box(shared.take_oldest_full(&mut out));
+    let _ = black_box(out);
 }
 
 /// A `core::fmt::Write` that keeps only a count of what it was given.

@@ -2,8 +2,8 @@
 //! input the optimiser cannot see through, into a session with one 512-byte buffer, then
 //! flushes the buffer and hands it over: what a firmware needs to produce a trace buffer.
 //!
-//! The session lives in a `static`, as firmware keeps such a buffer: in static RAM, not on the
-//! stack. The library has no `unsafe`; this binary uses it once, to take the one `&mut` to the
+//! The session lives in a `static`, as firmware keeps such a buffer: in static RAM (`.bss`), not
+//! on the stack. The library has no `unsafe`; this binary uses it once, to take the one `&mut` to the
 //! static (what `cortex_m::singleton!` and cortex-m-rt's `static mut` in `#[entry]` do).
 #![no_std]
 #![no_main]
@@ -23,19 +23,19 @@ static INPUT: [u8; 16] = [0; 16];
 
 const CLASS: Guid = Guid::from_fields(0x6b0f_0a11, 0x2c4e, 0x4b8d, [0x9a, 0x31, 0, 0, 0, 0, 0, 1]);
 
-/// The session, initialised at compile time (`Session::new` is a `const fn`). Its initial state
-/// is not all zeros (logger id, level, next sequence number), so the whole of it, buffer
-/// included, goes to `.data`: RAM, and its initial image in flash, which firmware start-up
-/// copies to RAM. A session built at run time in a `MaybeUninit` in `.bss` instead
-/// (`slot.write(Session::new(..))`, the way `cortex_m::singleton!` does it) is built on the
-/// stack and then copied (a 576-byte frame and `__aeabi_memcpy4` as well as
-/// `__aeabi_memclr4`): `Session::new` does not build in place.
-static mut SESSION: Session<512, 1> = Session::new(1, Level::VERBOSE);
+/// The session, initialised at compile time with `Session::disabled()`, whose every byte is
+/// zero: the static, buffer included, goes to `.bss`, which costs RAM but no flash (start-up
+/// code zeroes it). `run` sets the logger id and the level. (`Session::new(1, Level::VERBOSE)`
+/// is not all zeros, and puts the whole static in `.data`, whose initial image is stored in
+/// flash too: 584 bytes of it here.)
+static mut SESSION: Session<512, 1> = Session::disabled();
 
 fn run() {
     // SAFETY: `run` runs once, from `reset`, and nothing else (no interrupt handler) uses
     // SESSION, so this is the only reference to it ever made.
     let session: &'static mut Session<512, 1> = unsafe { &mut *&raw mut SESSION };
+    session.set_logger_id(1);
+    session.set_enable_level(Level::VERBOSE);
     let mut provider = Provider::<1>::new(Bitness::Bits32);
     let mut clock = SteppingContext::default();
     let Ok(class) = provider.register(black_box(CLASS)) else {
