@@ -15,8 +15,8 @@ use core::hint::black_box;
 use core::panic::PanicInfo;
 
 use etw_classic::read::{MergeCursor, TimeOrder, TraceClock};
-use etw_classic::wire::UtcDateTime;
 use etw_classic::wire::ExtendedAndUserData;
+use etw_classic::wire::UtcDateTime;
 use etw_classic::{
     plain_lz77,
     write::{SharedSession, WhenFull},
@@ -263,7 +263,8 @@ fn provider_and_session(input: &[u8], bitness: Bitness) {
         &mut context,
     ));
     if let Some((full, data)) = full {
-        let _ = black_box(shared.trace_event(&provider, &full, EventData::Inline(data), &mut context));
+        let _ =
+            black_box(shared.trace_event(&provider, &full, EventData::Inline(data), &mut context));
     }
     let _ = black_box(shared.with(|session| session.flush(0)));
     let mut out = [0u8; 512];
