@@ -1,12 +1,13 @@
 //! Writes the boot trace of every mode into a folder, as the QEMU firmware does through
 //! semihosting, and prints what each file should hold as one JSON line per mode:
-//! `{"file": ..., "buffers": ..., "events": ..., "kinds": {...}, "lost": ...}`, with
+//! `{"file": ..., "buffers": ..., "events": ..., "kinds": {...}, "lost": ..., ...}`, with
 //! `buffers`, `events` and `kinds` as `etwc etl --summary --json` counts them (the logfile
-//! header's buffer and its `SYSTEM32` event included).
+//! header's buffer and its `SYSTEM32` event included). The interrupt handler's timer ticks
+//! ([`Mode::Interrupts`]) are traced by calling the handler's work directly.
 //!
 //! `cargo run -p etw-classic-firmware --example boot_etl -- OUT_DIR`
 
-use etw_classic_firmware::{boot_trace, EtlSink, Mode};
+use etw_classic_firmware::{boot_trace, CalledDirectly, EtlSink, Mode};
 
 /// The file in memory.
 struct FileImage(Vec<u8>);
@@ -33,18 +34,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     std::fs::create_dir_all(out)?;
     for mode in Mode::ALL {
         let mut file = FileImage(Vec::new());
-        let summary = boot_trace(mode, &mut file).map_err(|error| format!("{error:?}"))?;
+        let summary = boot_trace(mode, &mut file, &mut CalledDirectly)
+            .map_err(|error| format!("{error:?}"))?;
         std::fs::write(out.join(mode.file_name()), &file.0)?;
         println!(
-            "{{\"file\": \"{}\", \"buffers\": {}, \"events\": {}, \"kinds\": {{\"FULL_HEADER32\": {}, \"INSTANCE32\": {}, \"SYSTEM32\": 1}}, \"lost\": {}, \"filtered_out\": {}, \"too_large\": {}}}",
+            "{{\"file\": \"{}\", \"buffers\": {}, \"events\": {}, \"kinds\": {{\"FULL_HEADER32\": {}, \"INSTANCE32\": {}, \"SYSTEM32\": 1}}, \"lost\": {}, \"overwritten\": {}, \"filtered_out\": {}, \"too_large\": {}, \"interrupt_events\": {}}}",
             mode.file_name(),
             summary.buffers + 1,
-            summary.written + 1,
+            summary.instance_events + summary.plain_events + 1,
             summary.plain_events,
             summary.instance_events,
             summary.lost,
+            summary.overwritten,
             summary.filtered_out,
             summary.too_large,
+            summary.interrupt_events,
         );
     }
     Ok(())

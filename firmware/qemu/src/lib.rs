@@ -1,5 +1,7 @@
 //! What the QEMU firmware binaries share: semihosting (files and standard output on the host,
-//! the command line, the exit status) and the panic handler.
+//! the command line, the exit status), the panic handler, the critical section of the
+//! Cortex-R5 (the Cortex-M cores use `cortex-m`'s), and the trace `image-traced` and
+//! `image-session` make.
 //!
 //! Semihosting is the Arm convention by which a program asks its debugger (here QEMU, started
 //! with `-semihosting-config enable=on,target=native`) to do I/O for it: the operation number
@@ -12,7 +14,7 @@
 
 use core::fmt;
 
-use etw_classic_firmware::{boot_trace, EtlSink, Mode};
+use etw_classic_firmware::{boot_trace, EtlSink, Interrupt, Mode};
 
 /// Semihosting operation numbers (`SYS_*`).
 mod op {
@@ -252,7 +254,7 @@ fn c_name(mode: Mode, buffer: &mut [u8; 32]) -> Option<&str> {
 
 /// Traces the boot in `mode` into the mode's file in QEMU's working directory and prints what
 /// it traced; returns whether all went well.
-fn trace_to_file(mode: Mode) -> bool {
+fn trace_to_file(mode: Mode, interrupt: &mut impl Interrupt) -> bool {
     let mut name = [0; 32];
     let Some(name) = c_name(mode, &mut name) else {
         return false;
@@ -264,7 +266,7 @@ fn trace_to_file(mode: Mode) -> bool {
             return false;
         }
     };
-    let traced = boot_trace(mode, &mut file);
+    let traced = boot_trace(mode, &mut file, interrupt);
     let closed = file.close();
     match (traced, closed) {
         (Ok(summary), Ok(())) => {
@@ -279,11 +281,42 @@ fn trace_to_file(mode: Mode) -> bool {
 }
 
 /// The boot firmware: traces the boot in every mode, each into its .etl file, then stops QEMU
-/// with status 0, or 1 if anything failed.
-pub fn trace_boot_and_exit() -> ! {
+/// with status 0, or 1 if anything failed. `interrupt` raises the exception whose handler calls
+/// `etw_classic_firmware::on_interrupt`.
+pub fn trace_boot_and_exit(interrupt: &mut impl Interrupt) -> ! {
     let mut success = true;
     for mode in Mode::ALL {
-        success &= trace_to_file(mode);
+        success &= trace_to_file(mode, interrupt);
     }
     exit(success)
+}
+
+/// The critical section of the Cortex-R5 (single core): IRQs masked with `CPSID I`, and
+/// unmasked on release only if they were unmasked before, so that critical sections nest.
+#[cfg(target_endian = "big")]
+mod cortex_r_critical_section {
+    struct MaskIrq;
+    critical_section::set_impl!(MaskIrq);
+
+    /// CPSR.I: IRQs masked.
+    const CPSR_I: u32 = 1 << 7;
+
+    // SAFETY: a single core, whose only interrupts are IRQs: with CPSR.I set nothing else runs
+    // until `release` (FIQs and the SVC the boot raises are never used inside a critical
+    // section).
+    unsafe impl critical_section::Impl for MaskIrq {
+        unsafe fn acquire() -> bool {
+            let cpsr: u32;
+            // SAFETY: reads CPSR and masks IRQs; a compiler barrier (memory is not `nomem`).
+            unsafe { core::arch::asm!("mrs {}, cpsr", "cpsid i", out(reg) cpsr, options(nostack)) };
+            cpsr & CPSR_I == 0
+        }
+
+        unsafe fn release(were_unmasked: bool) {
+            if were_unmasked {
+                // SAFETY: unmasks IRQs, as they were before `acquire`.
+                unsafe { core::arch::asm!("cpsie i", options(nostack)) };
+            }
+        }
+    }
 }
