@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The library's costs on a Cortex-M4, measured under QEMU: instructions and stack per call, and
-flash and RAM in a firmware image, in three build profiles. Prints the tables of
-docs/FIRMWARE.md (Markdown).
+flash and RAM in a firmware image, in three build profiles (and in the fw-s profile on a
+Cortex-M3 and a Cortex-M0). Prints the tables of docs/FIRMWARE.md (Markdown).
 
 How each figure is made (the firmware is firmware/qemu/, built for thumbv7em-none-eabihf and run
 on QEMU's mps2-an386 board):
@@ -17,13 +17,17 @@ on QEMU's mps2-an386 board):
                 call, and finds the lowest word no longer painted: the bytes the call wrote
                 below its caller's stack pointer (its return address push included). The
                 32 bytes just below are left unpainted, so a figure of 32 means "at most 32".
-  flash, RAM    section sizes from the ELF section headers of two images built alike:
-                image-traced (a provider and a 2 x 512-byte session in a static, one instance
-                event with a parent, one plain event, flush, drain, the logfile header) and
-                image-plain (the same start-up and file writes without the library, no static).
+  flash, RAM    section sizes from the ELF section headers of three images built alike:
+                image-traced (a provider and a 2 x 512-byte session in a static made with
+                Session::disabled, one instance event with a parent, one plain event, flush,
+                drain, the logfile header), image-session (the same without the logfile header)
+                and image-plain (the same start-up and file writes without the library, no
+                static).
                 Code is .vector_table + .text + .rodata; flash is code + .data (the initial
                 image start-up copies to RAM); RAM is .data + .bss. The stack is not in them
                 (see the stack column).
+  targets       the Cortex-M4 figures set against the targets of TARGETS (cargo's release
+                profile against 1.5 times the fw-s ones), met or missed and by how much.
   cross-check   the costs firmware is run once more with `-semihosting-config arg=crosscheck`
                 under `-singlestep -d exec,nochain`, so QEMU logs every instruction it
                 executes; the script counts the log's instructions between the SysTick reads
@@ -81,6 +85,9 @@ CASES = [
     ("filtered-out", "`trace_event_instance` filtered out (level 6, session at 5), 16 bytes, parent"),
     ("trace-event-16", "`trace_event` (classic, `FULL_HEADER32`), 16 bytes"),
     ("seal", "`trace_event_instance` that seals a 512-byte buffer (16 bytes of fill) and starts the next, 16 bytes, parent"),
+    ("overwrite", "`trace_event_instance` that seals a buffer and overwrites the oldest full one (flight recorder, `WhenFull::OverwriteOldest`; its 5 events counted), 16 bytes, parent"),
+    ("shared-instance-16-parent", "`SharedSession::trace_event_instance` (critical section included), 16 bytes, parent"),
+    ("shared-with", "`SharedSession::with` around `full_count` (the critical section and the `RefCell` borrow alone)"),
     ("flush", "`Session::flush` of a 512-byte buffer holding one event (352 bytes of fill)"),
     ("drain-1", "`Session::drain` of one sealed buffer (the store closure does nothing)"),
     ("create-instance-id", "`Provider::create_instance_id`"),
@@ -111,7 +118,7 @@ def build(profile, target=TARGET):
     run(
         ["cargo", "build", "--quiet", "--manifest-path", str(MANIFEST), "--target-dir",
          str(TARGET_DIR), "--profile", profile, "--target", target,
-         "--bin", "costs", "--bin", "image-traced", "--bin", "image-plain"]
+         "--bin", "costs", "--bin", "image-traced", "--bin", "image-session", "--bin", "image-plain"]
     )
     return TARGET_DIR / target / profile
 
@@ -213,6 +220,91 @@ def footprint(path):
     return flash, ram, detail
 
 
+# The targets set for the Cortex-M4 (fw-s and fw-z; cargo's release profile gets 1.5 times the
+# fw-s ones): (what, its limit at fw-s, at fw-z, the figure from a profile's results, its unit).
+RELEASE_FACTOR = 1.5
+
+
+def instance_16(data):
+    figures = data["figures"]
+    return max(figures["instance-16"][0], figures["instance-16-parent"][0])
+
+
+def payload_per_byte(data):
+    figures = data["figures"]
+    return max((figures[f"instance-256{parent}"][0] - figures[f"instance-0{parent}"][0]) / 256
+               for parent in ("", "-parent"))
+
+
+def instance_stack(data):
+    figures = data["figures"]
+    cases = [case for case, _ in CASES if case.startswith("instance-")] + ["seal"]
+    return max(figures[case][1] for case in cases)
+
+
+def session_flash(data):
+    return image_rows(data)[4][1][3]
+
+
+TARGETS = [
+    ("16-byte `INSTANCE` event (the larger of no parent and with a parent), instructions",
+     250, 300, instance_16, "{:.0f}"),
+    ("filtered-out event, instructions", 40, 40,
+     lambda data: data["figures"]["filtered-out"][0], "{:.0f}"),
+    ("payload, instructions a byte (256-byte event − 0-byte event, / 256)", 1.5, 1.5,
+     payload_per_byte, "{:.2f}"),
+    ("stack of `trace_event_instance`, sealing included (bytes)", 256, 256, instance_stack,
+     "{:.0f}"),
+    ("flash of provider + session (bytes)", 4096, 4096, session_flash, "{:.0f}"),
+]
+
+
+def verdict(value, limit, style):
+    shown = style.format(value)
+    if value <= limit:
+        return f"{shown} ≤ {style.format(limit)}: met"
+    over = value - limit
+    return (f"{shown} > {style.format(limit)}: **missed** by {style.format(over)} "
+            f"({100 * over / limit:.0f} %)")
+
+
+def print_targets(results, profiles):
+    print("| target (Cortex-M4) | " + " | ".join(profile for profile, _ in profiles) + " |")
+    print("|" + "---|" * (1 + len(profiles)))
+    for name, limit_s, limit_z, figure, style in TARGETS:
+        limits = {"fw-s": limit_s, "fw-z": limit_z, "release": limit_s * RELEASE_FACTOR}
+        cells = [verdict(figure(results[profile]), limits[profile], style)
+                 for profile, _ in profiles]
+        print(f"| {name} | " + " | ".join(cells) + " |")
+
+
+IMAGES = [("image_traced", "image-traced"), ("image_session", "image-session"),
+          ("image_plain", "image-plain")]
+
+
+def images(out):
+    return {key: footprint(out / name) for key, name in IMAGES}
+
+
+def image_rows(data):
+    """(image, code, .data, .bss, flash, RAM) for each image and for the library's share."""
+    rows = {}
+    for key, name in IMAGES:
+        flash, ram, detail = data[key]
+        initialised = detail.get(".data", 0)
+        bss = detail.get(".bss", 0) + detail.get(".uninit", 0)
+        rows[key] = (flash - initialised, initialised, bss, flash, ram)
+    plain = rows["image_plain"]
+    share = lambda key: tuple(a - b for a, b in zip(rows[key], plain))
+    return [
+        ("image-traced", rows["image_traced"], False),
+        ("image-session", rows["image_session"], False),
+        ("image-plain", plain, False),
+        ("the library (image-traced − image-plain)", share("image_traced"), True),
+        ("provider + session (image-session − image-plain)", share("image_session"), True),
+    ]
+
+
 def main():
     as_json = "--json" in sys.argv[1:]
     quick = "--quick" in sys.argv[1:]
@@ -226,14 +318,11 @@ def main():
     for profile, _ in profiles:
         out = build(profile)
         figures, per_instruction, overhead = measure(out / "costs")
-        traced = footprint(out / "image-traced")
-        plain = footprint(out / "image-plain")
         results[profile] = {
             "figures": figures,
             "ticks_per_instruction": per_instruction,
             "overhead_instructions": overhead,
-            "image_traced": traced,
-            "image_plain": plain,
+            **images(out),
         }
         if profile == "fw-s":
             results[profile]["crosscheck"] = crosscheck(out / "costs", per_instruction)
@@ -250,8 +339,7 @@ def main():
             "figures": figures,
             "ticks_per_instruction": per_instruction,
             "overhead_instructions": overhead,
-            "image_traced": footprint(out / "image-traced"),
-            "image_plain": footprint(out / "image-plain"),
+            **images(out),
         }
     results["other_cores"] = cores
     if as_json:
@@ -273,17 +361,12 @@ def main():
     print("| profile | image | code | .data | .bss | flash | RAM |")
     print("|---|---|---|---|---|---|---|")
     for profile, _ in profiles:
-        rows = {}
-        for image in ("image_traced", "image_plain"):
-            flash, ram, detail = results[profile][image]
-            data = detail.get(".data", 0)
-            bss = detail.get(".bss", 0) + detail.get(".uninit", 0)
-            rows[image] = (flash - data, data, bss, flash, ram)
-        print(f"| {profile} | image-traced | " + " | ".join(map(str, rows["image_traced"])) + " |")
-        print(f"| {profile} | image-plain | " + " | ".join(map(str, rows["image_plain"])) + " |")
-        difference = (a - b for a, b in zip(rows["image_traced"], rows["image_plain"]))
-        print(f"| {profile} | **the library** | "
-              + " | ".join(f"**{value}**" for value in difference) + " |")
+        for name, row, bold in image_rows(results[profile]):
+            cells = [f"**{value}**" if bold else str(value) for value in row]
+            label = f"**{name}**" if bold else name
+            print(f"| {profile} | {label} | " + " | ".join(cells) + " |")
+    print()
+    print_targets(results, profiles)
     print()
     for profile, _ in profiles:
         print(f"- {profile}: measurement overhead "
@@ -310,11 +393,12 @@ def main():
             instructions, stack = data["figures"][case]
             cells += [f"{instructions:.0f}", f"≤ {stack}" if stack <= 32 else f"{stack}"]
         print(f"| {label} | " + " | ".join(cells) + " |")
-    cells = []
-    for _, data in columns:
-        (flash, ram, _), (flash0, ram0, _) = data["image_traced"], data["image_plain"]
-        cells += [f"flash {flash - flash0}", f"RAM {ram - ram0}"]
-    print("| the library in image-traced | " + " | ".join(cells) + " |")
+    for index, name in ((3, "the library in image-traced"), (4, "provider + session (image-session)")):
+        cells = []
+        for _, data in columns:
+            _, row, _ = image_rows(data)[index]
+            cells += [f"flash {row[3]}", f"RAM {row[4]}"]
+        print(f"| {name} | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":

@@ -14,6 +14,12 @@
 
 use core::fmt;
 
+use core::hint::black_box;
+
+use etw_classic::{
+    Bitness, Class, EventData, EventInstanceHeader, EventTraceHeader, EventType, Guid, GuidOrPtr,
+    Level, Provider, Session, SteppingContext, TimesOrFlags, WnodeFlags,
+};
 use etw_classic_firmware::{boot_trace, EtlSink, Interrupt, Mode};
 
 /// Semihosting operation numbers (`SYS_*`).
@@ -319,4 +325,69 @@ mod cortex_r_critical_section {
             }
         }
     }
+}
+
+/// The buffer size of `image-traced` and `image-session`.
+pub const IMAGE_BUFFER_SIZE: usize = 512;
+
+/// The session of `image-traced` and `image-session`, kept in a `static`.
+pub type ImageSession = Session<IMAGE_BUFFER_SIZE, 2>;
+
+const IMAGE_CLASS: Guid =
+    Guid::from_fields(0x6b0f_0a11, 0x2c4e, 0x4b8d, [0x9a, 0x31, 0, 0, 0, 0, 0, 1]);
+const IMAGE_PARENT_CLASS: Guid =
+    Guid::from_fields(0x6b0f_0a11, 0x2c4e, 0x4b8d, [0x9a, 0x31, 0, 0, 0, 0, 0, 2]);
+/// The event data, in flash; `black_box` hides it from the optimiser.
+static IMAGE_PAYLOAD: [u8; 16] = [0x42; 16];
+
+/// What `image-traced` and `image-session` trace, as a firmware would: `session` (a `static`
+/// made with `Session::disabled`) given its logger id and level, a provider with two classes,
+/// one 16-byte instance event with a parent and one 16-byte plain event, the buffer sealed
+/// and stored at `IMAGE_BUFFER_SIZE` in `file`. Returns the clock's time after the trace.
+pub fn image_trace(session: &mut ImageSession, file: &mut HostFile) -> Option<i64> {
+    session.set_logger_id(1);
+    session.set_enable_level(Level::VERBOSE);
+    let mut provider = Provider::<2>::new(Bitness::Bits32);
+    let class = provider.register(black_box(IMAGE_CLASS)).ok()?;
+    let parent_class = provider.register(black_box(IMAGE_PARENT_CLASS)).ok()?;
+    let parent = provider.create_instance_id(parent_class).ok()?;
+    let instance = provider.create_instance_id(class).ok()?;
+    let mut clock = SteppingContext {
+        now: black_box(1_000),
+        step: 10,
+        ..SteppingContext::default()
+    };
+    let data: &[u8] = black_box(&IMAGE_PAYLOAD[..]);
+    let header = EventInstanceHeader {
+        size: (EventInstanceHeader::LEN + data.len()) as u16,
+        class: Class::new(EventType::START, Level::INFORMATION, 1),
+        reg_handle: class,
+        parent_reg_handle: parent_class,
+        times: TimesOrFlags::from_event_id(0, WnodeFlags::TRACED_GUID),
+        ..Default::default()
+    };
+    let header = black_box(header);
+    let traced = provider.trace_event_instance(
+        session,
+        &header,
+        EventData::Inline(data),
+        &instance,
+        Some(&parent),
+        &mut clock,
+    );
+    black_box(traced.is_ok());
+    let plain = EventTraceHeader {
+        size: (EventTraceHeader::LEN + data.len()) as u16,
+        class: Class::new(EventType::INFO, Level::INFORMATION, 1),
+        guid: GuidOrPtr::from_guid(IMAGE_CLASS),
+        times: TimesOrFlags::from_client_context(0, WnodeFlags::TRACED_GUID),
+        ..Default::default()
+    };
+    let plain = black_box(plain);
+    let traced = provider.trace_event(session, &plain, EventData::Inline(data), &mut clock);
+    black_box(traced.is_ok());
+    session.flush(clock.now);
+    file.seek(IMAGE_BUFFER_SIZE).ok()?;
+    session.drain(|buffer| file.write(buffer)).ok()?;
+    Some(clock.now)
 }
