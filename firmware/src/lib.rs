@@ -316,6 +316,9 @@ pub fn on_interrupt() {
 }
 
 /// The session a boot traces into, and its clock.
+// One recorder per boot, on its stack; without an allocator the session cannot be boxed, and
+// the shared one is a `static`.
+#[allow(clippy::large_enum_variant)]
 enum Recorder {
     /// A session and a clock of the boot's own.
     Own {
