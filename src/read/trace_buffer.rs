@@ -158,7 +158,8 @@ fn deliver<'a>(
             crate::wire::headers::event_trace_header::EventTraceHeader::LEN,
         ),
         EventKind::Instance { header, data } => (header, data, EventInstanceGuidHeader::LEN),
-        EventKind::Other { .. } => return None,
+        // Only the classic headers are delivered as an `EVENT_TRACE`.
+        _ => return None,
     };
     // For an event of a walk, the data's offset lies within the buffer and its length is below
     // 64 KiB; an `Event` built by hand (its fields are public) may claim more than `MofData` and

@@ -74,11 +74,19 @@ pub enum Layout {
     TraceLogfileHeader32,
     /// `TRACE_LOGFILE_HEADER` from a 64-bit logger, 0x118 bytes.
     TraceLogfileHeader64,
+    /// The compact `SYSTEM_TRACE_HEADER` of `COMPACT32`/`COMPACT64` events, 0x18 bytes on both
+    /// bitnesses (ntwmi.h `COMPACT_HEADER_SIZE`: the system header through `SystemTime`).
+    CompactTraceHeader,
+    /// `PERFINFO_TRACE_HEADER`, the 0x10-byte header of `PERFINFO32`/`PERFINFO64` events, on
+    /// both bitnesses.
+    PerfInfoTraceHeader,
+    /// `MESSAGE_TRACE_HEADER`, the 8-byte header of message (WPP `TraceMessage`) events.
+    MessageTraceHeader,
 }
 
 impl Layout {
     /// Every layout, in declaration order.
-    pub const ALL: [Self; 12] = [
+    pub const ALL: [Self; 15] = [
         Self::EventTraceHeader,
         Self::EventInstanceHeader,
         Self::EventInstanceGuidHeader,
@@ -91,6 +99,9 @@ impl Layout {
         Self::SystemTraceHeader,
         Self::TraceLogfileHeader32,
         Self::TraceLogfileHeader64,
+        Self::CompactTraceHeader,
+        Self::PerfInfoTraceHeader,
+        Self::MessageTraceHeader,
     ];
 
     /// The struct's name in the Windows SDK headers, with its bitness where it has two layouts.
@@ -108,6 +119,9 @@ impl Layout {
             Self::SystemTraceHeader => "SYSTEM_TRACE_HEADER",
             Self::TraceLogfileHeader32 => "TRACE_LOGFILE_HEADER (32-bit)",
             Self::TraceLogfileHeader64 => "TRACE_LOGFILE_HEADER (64-bit)",
+            Self::CompactTraceHeader => "SYSTEM_TRACE_HEADER (compact)",
+            Self::PerfInfoTraceHeader => "PERFINFO_TRACE_HEADER",
+            Self::MessageTraceHeader => "MESSAGE_TRACE_HEADER",
         }
     }
 
@@ -123,6 +137,9 @@ impl Layout {
             Self::SystemTraceHeader => 0x20,
             Self::TraceLogfileHeader32 => 0x110,
             Self::TraceLogfileHeader64 => 0x118,
+            Self::CompactTraceHeader => 0x18,
+            Self::PerfInfoTraceHeader => 0x10,
+            Self::MessageTraceHeader => 0x08,
         }
     }
 
