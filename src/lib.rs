@@ -43,6 +43,9 @@
 //! | [`MofField`] | `MOF_FIELD` | 16 |
 //! | [`WmiBufferHeader`] | `WMI_BUFFER_HEADER` (start of every trace buffer) | 0x48 |
 //! | [`SystemTraceHeader`] | `SYSTEM_TRACE_HEADER` (`SYSTEM32`/`SYSTEM64` events) | 0x20 |
+//! | [`CompactTraceHeader`] | the compact `SYSTEM_TRACE_HEADER` (`COMPACT32`/`COMPACT64` events) | 0x18 |
+//! | [`PerfInfoTraceHeader`] | `PERFINFO_TRACE_HEADER` (`PERFINFO32`/`PERFINFO64` events) | 0x10 |
+//! | [`MessageTraceHeader`] | `MESSAGE_TRACE_HEADER` (WPP `TraceMessage` events) | 8 |
 //! | [`TraceLogfileHeader`] ([`wire::TraceLogfileHeader32`], [`wire::TraceLogfileHeader64`]) | `TRACE_LOGFILE_HEADER` (first event of an .etl file) | 0x110 / 0x118 |
 //!
 //! Each fixed-layout type has the same entry points: `LEN`, `from_bytes(&[u8; LEN])` (any bytes,
@@ -116,10 +119,11 @@ pub use read::{
     EtlFile, Event, EventKind, Events, InstanceTree, ReadError, ReadErrorKind, TraceBuffer,
 };
 pub use wire::{
-    Bitness, BufferContext, Class, ClockType, CodecError, EventInstanceGuidHeader,
-    EventInstanceHeader, EventInstanceInfo, EventTrace, EventTraceHeader, EventType, Guid,
-    GuidOrPtr, GuidParseError, HeaderType, Layout, Level, MarkerFlags, MofField, SystemTraceHeader,
-    TimesOrFlags, TraceLogfileHeader, WmiBufferHeader, WnodeFlags,
+    Bitness, BufferContext, Class, ClockType, CodecError, CompactTraceHeader,
+    EventInstanceGuidHeader, EventInstanceHeader, EventInstanceInfo, EventTrace, EventTraceHeader,
+    EventType, Guid, GuidOrPtr, GuidParseError, HeaderType, Layout, Level, MarkerFlags,
+    MessageTraceHeader, MofField, PerfInfoTraceHeader, SystemTraceHeader, TimesOrFlags,
+    TraceLogfileHeader, WmiBufferHeader, WnodeFlags,
 };
 pub use write::{
     EtlHeader, EventData, Provider, Session, SteppingContext, TraceContext, TraceError, Traced,

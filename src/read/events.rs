@@ -591,7 +591,10 @@ mod tests {
             panic!("{:?}", events[2].kind())
         };
         assert_eq!(header.to_bytes(), system[..0x20]);
-        assert_eq!((header.version, header.hook_id, header.size), (2, 0x0050, 0x24));
+        assert_eq!(
+            (header.version, header.hook_id, header.size),
+            (2, 0x0050, 0x24)
+        );
         assert!(extra.is_empty());
         assert_eq!(data, [1, 2, 3, 4]);
         assert_eq!(events[2].marker_flags, MarkerFlags::EVENT_TRACE_HEADER);
@@ -678,7 +681,9 @@ mod tests {
         assert_eq!((header.message_number, header.option_flags.0), (3, 0x21));
         assert_eq!(fields.sequence, Some(4));
         assert_eq!(
-            fields.system_info.map(|info| (info.thread_id, info.process_id)),
+            fields
+                .system_info
+                .map(|info| (info.thread_id, info.process_id)),
             Some((10, 20))
         );
         assert_eq!(args, b"hi");

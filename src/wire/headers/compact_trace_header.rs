@@ -50,11 +50,13 @@ mod tests {
             }
         );
         assert_eq!(header.to_bytes(), bytes);
-        assert_eq!((header.marker(), header.header()), (0x1413_1211, 0x1817_1615));
-        // The same bytes as a system header agree on every member the two share.
-        let system = crate::wire::headers::system_trace_header::SystemTraceHeader::from_bytes(
-            &ascending(),
+        assert_eq!(
+            (header.marker(), header.header()),
+            (0x1413_1211, 0x1817_1615)
         );
+        // The same bytes as a system header agree on every member the two share.
+        let system =
+            crate::wire::headers::system_trace_header::SystemTraceHeader::from_bytes(&ascending());
         assert_eq!(
             (system.thread_id, system.process_id, system.system_time),
             (header.thread_id, header.process_id, header.system_time)

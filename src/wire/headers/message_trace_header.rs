@@ -175,7 +175,10 @@ impl MessageTraceHeader {
     /// # Errors
     /// [`CodecError::AnnouncedBeyondSize`] for `OptionFlags` when the fields do not fit in
     /// `data`.
-    pub fn split_fields<'b>(&self, data: &'b [u8]) -> Result<(MessageFields, &'b [u8]), CodecError> {
+    pub fn split_fields<'b>(
+        &self,
+        data: &'b [u8],
+    ) -> Result<(MessageFields, &'b [u8]), CodecError> {
         MessageFields::parse(self.option_flags, data)
     }
 
@@ -283,7 +286,11 @@ impl MessageFields {
     /// Bytes of fields `option_flags` announces.
     pub fn announced_len(option_flags: TraceMessageFlags) -> usize {
         let has = |flag| option_flags.contains(flag);
-        let sequence: usize = if has(TraceMessageFlags::SEQUENCE) { 4 } else { 0 };
+        let sequence: usize = if has(TraceMessageFlags::SEQUENCE) {
+            4
+        } else {
+            0
+        };
         let message_guid = if has(TraceMessageFlags::COMPONENTID) {
             4
         } else if has(TraceMessageFlags::GUID) {
@@ -291,8 +298,16 @@ impl MessageFields {
         } else {
             0
         };
-        let timestamp = if has(TraceMessageFlags::TIMESTAMP) { 8 } else { 0 };
-        let system_info = if has(TraceMessageFlags::SYSTEMINFO) { 8 } else { 0 };
+        let timestamp = if has(TraceMessageFlags::TIMESTAMP) {
+            8
+        } else {
+            0
+        };
+        let system_info = if has(TraceMessageFlags::SYSTEMINFO) {
+            8
+        } else {
+            0
+        };
         // At most 36: no overflow.
         sequence
             .wrapping_add(message_guid)
@@ -455,14 +470,20 @@ mod tests {
             }
         );
         assert_eq!(header.to_bytes(), bytes);
-        assert_eq!((header.marker(), header.header()), (0x1413_1211, 0x1817_1615));
+        assert_eq!(
+            (header.marker(), header.header()),
+            (0x1413_1211, 0x1817_1615)
+        );
     }
 
     #[test]
     fn parse_checks_the_version_byte_and_size() {
         let mut bytes = [0x0A, 0x00, 0x00, 0x90, 1, 0, 0, 0, 0xAA, 0xBB];
         let (header, data, rest) = MessageTraceHeader::parse_event(&bytes[..]).unwrap();
-        assert_eq!((header.size, data, rest.len()), (0x0A, &[0xAA, 0xBB][..], 0));
+        assert_eq!(
+            (header.size, data, rest.len()),
+            (0x0A, &[0xAA, 0xBB][..], 0)
+        );
         bytes[3] = 0xC0;
         assert_eq!(
             MessageTraceHeader::parse(&bytes),
@@ -527,7 +548,10 @@ mod tests {
             let mut data = fields_bytes.clone();
             data.extend_from_slice(b"args");
             let option_flags = TraceMessageFlags(flags);
-            assert_eq!(MessageFields::announced_len(option_flags), fields_bytes.len());
+            assert_eq!(
+                MessageFields::announced_len(option_flags),
+                fields_bytes.len()
+            );
             let (fields, args) = MessageFields::parse(option_flags, &data).unwrap();
             assert_eq!(args, b"args", "{flags:#x}");
             assert_eq!(fields.sequence, (flags & 1 != 0).then_some(0x0101_0101));
@@ -539,7 +563,10 @@ mod tests {
                 None
             };
             assert_eq!(fields.message_guid, expected_guid, "{flags:#x}");
-            assert_eq!(fields.timestamp, (flags & 8 != 0).then_some(0x0808_0808_0808_0808));
+            assert_eq!(
+                fields.timestamp,
+                (flags & 8 != 0).then_some(0x0808_0808_0808_0808)
+            );
             assert_eq!(
                 fields.system_info,
                 (flags & 0x20 != 0).then_some(MessageSystemInfo {

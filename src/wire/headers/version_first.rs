@@ -156,7 +156,12 @@ impl HookId {
 
 impl core::fmt::Debug for HookId {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "HookId({:?}, type {})", self.group(), self.event_type().0)
+        write!(
+            f,
+            "HookId({:?}, type {})",
+            self.group(),
+            self.event_type().0
+        )
     }
 }
 
@@ -301,7 +306,9 @@ impl<'a> ExtraWords<'a> {
         if !self.has_pebs_index {
             return None;
         }
-        self.bytes.first_chunk().map(|word| u64::from_le_bytes(*word))
+        self.bytes
+            .first_chunk()
+            .map(|word| u64::from_le_bytes(*word))
     }
 
     /// The PMC counter values, in order.
