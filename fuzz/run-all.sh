@@ -29,6 +29,7 @@ max_len() {
         guid_text) echo 256 ;;
         trace_buffer_walk) echo 65536 ;;
         etl_reader) echo 262144 ;;
+        kernel_headers) echo 1024 ;;
         *) echo 4096 ;;
     esac
 }
