@@ -159,7 +159,11 @@ fn check_message(data: &[u8]) {
         (Ok((fields, args)), Ok((expected, len))) => {
             etw_classic_fuzz::check_message_fields(&fields, &expected);
             assert_eq!(fields.len(), len, "the fields' length");
-            assert_eq!(args, &body[len..], "the arguments run from the fields to Size");
+            assert_eq!(
+                args,
+                &body[len..],
+                "the arguments run from the fields to Size"
+            );
             // Parse then emit: header, fields and arguments are the event's bytes.
             let mut encoded = header.to_bytes().to_vec();
             let mut room = [0xA5u8; MessageFields::MAX_LEN + 3];

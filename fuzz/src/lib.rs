@@ -230,17 +230,32 @@ pub fn check_kind(event: &Event<'_>) {
             fields,
             args,
         } => {
-            assert_eq!(event.header_type.0, header_type::MESSAGE, "Message kind for {event:?}");
+            assert_eq!(
+                event.header_type.0,
+                header_type::MESSAGE,
+                "Message kind for {event:?}"
+            );
             model::check_message_header(&header, bytes);
             let (expected, len) = model::message_fields(header.option_flags.0, &bytes[8..])
                 .expect("checked by expected_malformed");
             check_message_fields(&fields, &expected);
-            assert_eq!(args.as_ptr(), bytes[8 + len..].as_ptr(), "where the arguments start");
-            assert_eq!(args.len(), bytes.len() - 8 - len, "the arguments run to Size");
+            assert_eq!(
+                args.as_ptr(),
+                bytes[8 + len..].as_ptr(),
+                "where the arguments start"
+            );
+            assert_eq!(
+                args.len(),
+                bytes.len() - 8 - len,
+                "the arguments run to Size"
+            );
             // `parse_event` makes the message rules' checks, which a walked event meets unless
             // its byte 3 lacks 0x90: the walk also takes a stored header type 0x0F as a
             // message, as `kind` does (the choice follows the header type alone).
-            match (MessageTraceHeader::parse_event(bytes), model::message_parse(bytes)) {
+            match (
+                MessageTraceHeader::parse_event(bytes),
+                model::message_parse(bytes),
+            ) {
                 (Ok((parsed, data, rest)), Ok(_)) => {
                     assert_eq!((parsed, data, rest.len()), (header, &bytes[8..], 0));
                 }
@@ -252,8 +267,15 @@ pub fn check_kind(event: &Event<'_>) {
             header_type: kind_type,
             bytes: kind_bytes,
         } => {
-            let opaque = [header_type::TIMED, header_type::ERROR, header_type::WNODE_HEADER];
-            assert!(opaque.contains(&event.header_type.0), "Opaque kind for {event:?}");
+            let opaque = [
+                header_type::TIMED,
+                header_type::ERROR,
+                header_type::WNODE_HEADER,
+            ];
+            assert!(
+                opaque.contains(&event.header_type.0),
+                "Opaque kind for {event:?}"
+            );
             assert_eq!((kind_type, kind_bytes), (event.header_type, bytes));
         }
         EventKind::Other {
@@ -311,7 +333,11 @@ fn check_version_first(wire: Wire, event: &Event<'_>, extra: ExtraWords<'_>, dat
     let (pebs, counters, len) =
         model::extra_words(wire.layout(), model::le16(bytes, 0), body).expect("checked");
     assert_eq!(extra.pebs_index(), pebs, "PEBS index");
-    assert_eq!(extra.pmc_counters().collect::<Vec<_>>(), counters, "PMC counters");
+    assert_eq!(
+        extra.pmc_counters().collect::<Vec<_>>(),
+        counters,
+        "PMC counters"
+    );
     assert_eq!(extra.as_bytes(), &body[..len], "the words' bytes");
     assert_eq!(data.as_ptr(), body[len..].as_ptr(), "where the data starts");
     assert_eq!(data.len(), body.len() - len, "the data runs to Size");

@@ -793,7 +793,9 @@ pub fn extra_words(
         });
     }
     let first_counter = if pebs { 8 } else { 0 };
-    let counters = (0..count).map(|i| le64(body, first_counter + 8 * i)).collect();
+    let counters = (0..count)
+        .map(|i| le64(body, first_counter + 8 * i))
+        .collect();
     Ok((pebs.then(|| le64(body, 0)), counters, len))
 }
 
