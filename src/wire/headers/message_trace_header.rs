@@ -91,9 +91,9 @@ impl TraceMessageFlags {
 ///
 /// ```
 /// use etw_classic::wire::{MessageFields, MessageGuid, MessageTraceHeader, TraceMessageFlags};
-/// // Size 0x1E: the header, a sequence number, a component id, a time stamp, 2 argument bytes.
-/// let mut event = [0u8; 0x1E];
-/// event[..8].copy_from_slice(&[0x1E, 0x00, 0x00, 0x90, 0x07, 0x00, 0x0D, 0x00]);
+/// // Size 0x1A: the header, a sequence number, a component id, a time stamp, 2 argument bytes.
+/// let mut event = [0u8; 0x1A];
+/// event[..8].copy_from_slice(&[0x1A, 0x00, 0x00, 0x90, 0x07, 0x00, 0x0D, 0x00]);
 /// event[8..12].copy_from_slice(&5u32.to_le_bytes());
 /// event[12..16].copy_from_slice(&0x42u32.to_le_bytes());
 /// event[16..24].copy_from_slice(&1234i64.to_le_bytes());
