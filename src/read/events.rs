@@ -52,7 +52,8 @@ const READ_AHEAD: usize = 1024;
 ///   the event is reported as [`HeaderType::MESSAGE`].
 /// - Otherwise byte 2 is the [`HeaderType`], and its [`family`](HeaderType::family) says where
 ///   `Size` is: a `u16` at 0 for size-first headers, at 4 for version-first ones (`SYSTEM`,
-///   `COMPACT`, `PERFINFO`). A type without a known family is [`ReadErrorKind::UnknownEventHeaderType`].
+///   `COMPACT`, `PERFINFO`). A type without a known family (one no document names) is
+///   [`ReadErrorKind::UnknownEventHeaderType`].
 ///
 /// `Size` must cover the type's fixed header (and at least four bytes), else
 /// [`ReadErrorKind::EventSizeBelowHeader`], and must not run past the end of the bytes, else
