@@ -9,6 +9,10 @@ inputs one byte too short. The class_roll_up and guid_text seeds are small hand-
 the session_write_read seeds are small programs of trace, flush and hand-out steps; the
 plain_lz77 seeds are the MS-XCA examples and a few streams built by hand from its rules.
 
+The kernel_headers seeds are system, compact, perfinfo and message events built from
+../shared/reference/EVENT-HEADERS.md, with and without room for the extra words and optional
+fields their headers announce, and a buffer of all of them.
+
 The trace_buffer_walk and etl_reader seeds are trace buffers and small .etl files built here
 from the layouts of ../shared/reference/LAYOUTS.md: events of every header family, instance
 events that form a tree (with a missing parent, a loop and more instances than the targets'
@@ -224,7 +228,10 @@ FULL32, FULL64 = 0x0A, 0x14
 SYSTEM32, SYSTEM64 = 0x01, 0x02
 COMPACT64 = 0x04
 TIMED = 0x0C
-PERFINFO64 = 0x11
+WNODE_HEADER = 0x0E
+PERFINFO32, PERFINFO64 = 0x10, 0x11
+# A header type no document names (the walk stops at it).
+UNNAMED = 0x16
 EVENT_HEADER64 = 0x13
 TRACE_MESSAGE_MARKER = 0x90
 
@@ -482,6 +489,62 @@ def lz77_decompress(data):
             out.append(out[-distance])
 
 
+# --- kernel_headers ---------------------------------------------------------------------------
+
+def with_version(event, version):
+    """A version-first event with its Version u16 replaced."""
+    return struct.pack("<H", version) + event[2:]
+
+
+def message_event(option_flags, args, size_delta=0, version=TRACE_MESSAGE_MARKER):
+    """A message header (Size at 0, byte 3 the Version 0x90), the optional fields option_flags
+    announces (EVENT-HEADERS §4: sequence, component id else GUID, time stamp, thread and process
+    ids, packed), then args; size_delta shortens or lengthens Size."""
+    fields = b""
+    if option_flags & 0x01:
+        fields += struct.pack("<I", 7)
+    if option_flags & 0x04:
+        fields += struct.pack("<I", 0xC0FFEE)
+    elif option_flags & 0x02:
+        fields += filler(16, option_flags)
+    if option_flags & 0x08:
+        fields += struct.pack("<q", 132_000_000_000_000_000)
+    if option_flags & 0x20:
+        fields += struct.pack("<II", 0x1234, 0x42)
+    body = fields + args
+    size = 8 + len(body) + size_delta
+    return struct.pack("<HBBHH", size, 0, version, 3, option_flags) + body
+
+
+def kernel_headers_seeds():
+    """The PERFINFO64 event of EVENT-HEADERS §3 (net.4.5.2.x64.etl, buffer 5, offset 0x58, its
+    data from the filler), version-first events with PEBS and PMC words that fit and that do not,
+    message events with several flag combinations (one Size too short for its fields, one Version
+    byte 0xB0, one Size under 8), TIMED and WNODE_HEADER events, and all of them in one buffer."""
+    worked = struct.pack("<HBBHHq", 2, PERFINFO64, 0xC0, 0xAA, 0x1403, 1942912437) + filler(154, 1)
+    pebs_and_two = struct.pack("<QQQ", 0xABCD, 11, 22)
+    events = [
+        worked,
+        version_first_event(SYSTEM64, 0x20, filler(12, 2), hook_id=0x0503),
+        with_version(version_first_event(SYSTEM32, 0x20, pebs_and_two + b"data"), 0x8202),
+        with_version(version_first_event(COMPACT64, 0x18, pebs_and_two[:8] + b"d"), 0x8002),
+        with_version(version_first_event(PERFINFO32, 0x10, pebs_and_two), 0x0302),    # 3 > 2
+        with_version(version_first_event(PERFINFO64, 0x10, bytes(8)), 0x8702),        # 64 > 8
+        message_event(0x00, b"args"),
+        message_event(0x01, b""),
+        message_event(0x22, b"wpp"),
+        message_event(0x2F, b"both ids"),
+        message_event(0x3D, b"\x01\x02"),
+        message_event(0xFF, b"all"),
+        message_event(0x2B, b"", size_delta=-1),
+        message_event(0x00, b"ulong32", version=0xB0),
+        size_first_event(TIMED, 4, b"timed"),
+        size_first_event(WNODE_HEADER, 4, b""),
+    ]
+    short_message = struct.pack("<HBBHH", 7, 0, TRACE_MESSAGE_MARKER, 0, 0)
+    return events + [short_message, pack_events(events) + END_MARK]
+
+
 # --- trace_buffer_walk and etl_reader ---------------------------------------------------------
 
 def perfview_full_events():
@@ -547,7 +610,7 @@ def walk_errors():
     too_big = size_first_event(FULL64, TRACE_HEADER_LEN, filler(8, 1))
     return [
         good + struct.pack("<HBB", 0x30, FULL64, 0x40) + bytes(12),        # NotAnEventHeader
-        good + struct.pack("<HBB", 0x30, TIMED, 0xC0) + bytes(12),         # UnknownEventHeaderType
+        good + struct.pack("<HBB", 0x30, UNNAMED, 0xC0) + bytes(12),       # UnknownEventHeaderType
         good + struct.pack("<HBB", 2, SYSTEM64, 0xC0) + b"\x20",           # EventHeaderTruncated
         good + struct.pack("<HBB", 0x2F, FULL64, 0xC0) + bytes(0x40),      # EventSizeBelowHeader
         good + struct.pack("<HBB", 0, 0x0D, 0xC0) + bytes(4),              # Size 0 (ERROR type)
@@ -915,6 +978,7 @@ def main():
     write_corpus("etl_reader", etl_reader_seeds())
     write_corpus("time_order", time_order_seeds())
     write_corpus("event_header", event_header_seeds())
+    write_corpus("kernel_headers", kernel_headers_seeds())
     if traces is not None:
         write_corpus("event_header", perfview_event_header_seeds(traces), prefix="perfview-")
         walk, files = perfview_seeds(traces)

@@ -31,6 +31,7 @@ max_len() {
         etl_reader) echo 262144 ;;
         time_order) echo 65600 ;;
         event_header) echo 4096 ;;
+        kernel_headers) echo 1024 ;;
         *) echo 4096 ;;
     esac
 }

@@ -44,6 +44,9 @@
 //! | [`WmiBufferHeader`] | `WMI_BUFFER_HEADER` (start of every trace buffer) | 0x48 |
 //! | [`SystemTraceHeader`] | `SYSTEM_TRACE_HEADER` (`SYSTEM32`/`SYSTEM64` events) | 0x20 |
 //! | [`EventHeader`] | `EVENT_HEADER` (`EVENT_HEADER32`/`EVENT_HEADER64` events), then its extended data items ([`wire::ExtendedItems`]) | 0x50 |
+//! | [`CompactTraceHeader`] | the compact `SYSTEM_TRACE_HEADER` (`COMPACT32`/`COMPACT64` events) | 0x18 |
+//! | [`PerfInfoTraceHeader`] | `PERFINFO_TRACE_HEADER` (`PERFINFO32`/`PERFINFO64` events) | 0x10 |
+//! | [`MessageTraceHeader`] | `MESSAGE_TRACE_HEADER` (WPP `TraceMessage` events) | 8 |
 //! | [`TraceLogfileHeader`] ([`wire::TraceLogfileHeader32`], [`wire::TraceLogfileHeader64`]) | `TRACE_LOGFILE_HEADER` (first event of an .etl file) | 0x110 / 0x118 |
 //!
 //! Each fixed-layout type has the same entry points: `LEN`, `from_bytes(&[u8; LEN])` (any bytes,
@@ -117,10 +120,11 @@ pub use read::{
     EtlFile, Event, EventKind, Events, InstanceTree, ReadError, ReadErrorKind, TraceBuffer,
 };
 pub use wire::{
-    Bitness, BufferContext, Class, ClockType, CodecError, EventHeader, EventInstanceGuidHeader,
-    EventInstanceHeader, EventInstanceInfo, EventTrace, EventTraceHeader, EventType, Guid,
-    GuidOrPtr, GuidParseError, HeaderType, Layout, Level, MarkerFlags, MofField, SystemTraceHeader,
-    TimesOrFlags, TraceLogfileHeader, WmiBufferHeader, WnodeFlags,
+    Bitness, BufferContext, Class, ClockType, CodecError, CompactTraceHeader, EventHeader,
+    EventInstanceGuidHeader, EventInstanceHeader, EventInstanceInfo, EventTrace, EventTraceHeader,
+    EventType, Guid, GuidOrPtr, GuidParseError, HeaderType, Layout, Level, MarkerFlags,
+    MessageTraceHeader, MofField, PerfInfoTraceHeader, SystemTraceHeader, TimesOrFlags,
+    TraceLogfileHeader, WmiBufferHeader, WnodeFlags,
 };
 pub use write::{
     EtlHeader, EventData, Provider, Session, SteppingContext, TraceContext, TraceError, Traced,

@@ -1,15 +1,21 @@
 //! `etwc etl`: every buffer and event of an .etl file, as text lines or JSON lines.
 //!
 //! Event offsets count from the end of the buffer's 0x48-byte header, in the decompressed
-//! events of a compressed buffer (the offset dissect.etl's `Buffer.read_record` takes). The
-//! JSON lines of classic events also carry their data as hex under `data`; those of
-//! `EVENT_HEADER` events their extended data items under `extended_data` and their user data
-//! under `data`.
+//! events of a compressed buffer (the offset dissect.etl's `Buffer.read_record` takes).
+//!
+//! Each JSON line carries every member of the event's header under its SDK name in snake_case,
+//! and what follows the header as hex under `data`: the event data of classic, system, compact
+//! and perfinfo events (after any `pebs_index` and `pmc_counters`), the user data of
+//! `EVENT_HEADER` events (after their items under `extended_data`), the arguments of a message
+//! (after its optional fields). Events of a kind with no public layout (`TIMED`, `ERROR`,
+//! `WNODE_HEADER`), and those whose header announces more than their `Size` holds (with the
+//! reason under `error`), carry `size`, `header_type`, `marker_flags` and the whole event as hex
+//! under `bytes`.
 
 use std::collections::BTreeMap;
 use std::io::{BufWriter, Write};
 
-use etw_classic::{EtlFile, Event, EventKind, HeaderType, SystemTraceHeader};
+use etw_classic::{wire::ExtraWords, EtlFile, Event, EventKind, HeaderType};
 use serde_json::{json, Map, Value};
 
 use crate::fields;
@@ -33,22 +39,61 @@ fn event_json(buffer: usize, event: &Event<'_>) -> Map<String, Value> {
             with_data(fields::instance_guid_header_json(&header), data)
         }
         EventKind::EventHeader { header, body } => fields::event_header_json(&header, &body),
-        EventKind::Other {
-            header_type: HeaderType::SYSTEM32 | HeaderType::SYSTEM64,
-            bytes,
-        } => match bytes.first_chunk::<{ SystemTraceHeader::LEN }>() {
-            Some(header) => fields::system_header_json(&SystemTraceHeader::from_bytes(header)),
-            None => Map::new(),
-        },
-        _ => {
-            let mut map = Map::new();
-            map.insert("size".into(), json!(event.size));
-            map.insert("header_type".into(), json!(event.header_type.0));
-            map.insert("marker_flags".into(), json!(event.marker_flags.0));
+        EventKind::System {
+            header,
+            extra,
+            data,
+        } => kernel_json(fields::system_header_json(&header), &extra, data),
+        EventKind::Compact {
+            header,
+            extra,
+            data,
+        } => kernel_json(fields::compact_header_json(&header), &extra, data),
+        EventKind::PerfInfo {
+            header,
+            extra,
+            data,
+        } => kernel_json(fields::perfinfo_header_json(&header), &extra, data),
+        EventKind::Message {
+            header,
+            fields,
+            args,
+        } => with_data(fields::message_json(&header, &fields), args),
+        EventKind::Malformed { error, .. } => {
+            let mut map = undecoded_json(event);
+            map.insert("error".into(), json!(error.to_string()));
             map
         }
+        EventKind::Opaque { .. } => undecoded_json(event),
+        _ => marker_json(event),
     };
     map.extend(decoded);
+    map
+}
+
+/// A system, compact or perfinfo header's keys, then its extra words, then its data.
+fn kernel_json(
+    mut map: Map<String, Value>,
+    extra: &ExtraWords<'_>,
+    data: &[u8],
+) -> Map<String, Value> {
+    map.extend(fields::extra_words_json(extra));
+    with_data(map, data)
+}
+
+/// The members of an event's marker: `size`, `header_type`, `marker_flags`.
+fn marker_json(event: &Event<'_>) -> Map<String, Value> {
+    let mut map = Map::new();
+    map.insert("size".into(), json!(event.size));
+    map.insert("header_type".into(), json!(event.header_type.0));
+    map.insert("marker_flags".into(), json!(event.marker_flags.0));
+    map
+}
+
+/// An event whose header is not decoded: its marker's members and the whole event as hex.
+fn undecoded_json(event: &Event<'_>) -> Map<String, Value> {
+    let mut map = marker_json(event);
+    map.insert("bytes".into(), json!(fields::hex(event.bytes)));
     map
 }
 

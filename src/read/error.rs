@@ -144,8 +144,8 @@ pub enum ReadErrorKind {
         /// The `u32` found there (little-endian).
         found: u32,
     },
-    /// An event's `HeaderType` is one whose layout (where `Size` sits) is not known: `TIMED`,
-    /// `WNODE_HEADER` or a value ntwmi.h does not name.
+    /// An event's `HeaderType` is one whose layout (where `Size` sits) is not known: a value
+    /// ntwmi.h does not name (`TIMED`, `ERROR` and `WNODE_HEADER` are framed size first).
     UnknownEventHeaderType {
         /// Where the event starts.
         offset: usize,
