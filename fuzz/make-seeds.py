@@ -9,7 +9,7 @@ inputs one byte too short. The class_roll_up and guid_text seeds are small hand-
 the session_write_read seeds are small programs of trace, flush and hand-out steps; the
 plain_lz77 seeds are the MS-XCA examples and a few streams built by hand from its rules.
 
-The trace_buffer_walk and etl_reader seeds are trace buffers and small .etl files built here
+The trace_buffer_walk and etl_reader seeds (and etl_stream's, the same files) are trace buffers and small .etl files built here
 from the layouts of ../shared/reference/LAYOUTS.md: events of every header family, instance
 events that form a tree (with a missing parent, a loop and more instances than the targets'
 trees hold), each error of the event walk, compressed buffers written by the MS-XCA Plain LZ77
@@ -734,10 +734,13 @@ def main():
     write_corpus("plain_lz77", plain_lz77_seeds())
     write_corpus("trace_buffer_walk", trace_buffer_walk_seeds())
     write_corpus("etl_reader", etl_reader_seeds())
+    # The streaming reader is compared with the in-memory one on the same files.
+    write_corpus("etl_stream", etl_reader_seeds())
     if traces is not None:
         walk, files = perfview_seeds(traces)
         write_corpus("trace_buffer_walk", walk, prefix="perfview-")
         write_corpus("etl_reader", files, prefix="perfview-")
+        write_corpus("etl_stream", files, prefix="perfview-")
 
 
 if __name__ == "__main__":

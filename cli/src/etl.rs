@@ -56,7 +56,12 @@ fn event_json(buffer: usize, event: &Event<'_>) -> Map<String, Value> {
 
 /// `map` with the event data as lowercase hex under `data`.
 fn with_data(mut map: Map<String, Value>, data: &[u8]) -> Map<String, Value> {
-    let hex: String = data.iter().map(|byte| format!("{byte:02x}")).collect();
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut hex = String::with_capacity(2 * data.len());
+    for byte in data {
+        hex.push(char::from(DIGITS[usize::from(byte >> 4)]));
+        hex.push(char::from(DIGITS[usize::from(byte & 0x0F)]));
+    }
     map.insert("data".into(), json!(hex));
     map
 }
