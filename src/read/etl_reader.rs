@@ -26,10 +26,17 @@ use crate::wire::utf16::Utf16Str;
 /// [`buffer_size`](Self::buffer_size) of scratch space: never the whole file. The buffers are
 /// the ones [`EtlFile::buffers`] finds in the same bytes, in the same order, with the same
 /// events; the checks are the core's ([`EtlFile::parse`] for the header buffer,
-/// [`EtlBuffer::trace_buffer`] for each buffer), so the errors are too, but for one: a buffer
-/// whose `BufferSize` is below 0x48 or above [`MAX_BUFFER_SIZE`] is
-/// [`ReadErrorKind::BufferSizeBeyondLimits`], found from its header alone (the reader does not
-/// know how many bytes the file has left).
+/// [`EtlBuffer::trace_buffer`] for each buffer), so the errors are too, with two differences:
+/// - a buffer whose `BufferSize` is below 0x48 or above [`MAX_BUFFER_SIZE`] is
+///   [`ReadErrorKind::BufferSizeBeyondLimits`], found from its header alone (the reader does
+///   not know how many bytes the file has left, and allocates nothing for such a claim);
+/// - a file that ends cleanly after fewer buffers than the logfile header's `BuffersWritten`
+///   ends with [`ReadErrorKind::FileEndsBeforeBuffersWritten`] (see
+///   [`read_stored_buffer`](Self::read_stored_buffer)).
+///
+/// A file whose first buffer is not an .etl header buffer (any other file, `/dev/zero`) is
+/// [`EtlReaderError::NotAnEtl`], naming its first bytes, as soon as that buffer's header is
+/// read.
 ///
 /// Rust has no lending iterator: [`next_buffer`](Self::next_buffer) hands out a
 /// [`ReaderBuffer`] that borrows the reader until the next call, and
