@@ -132,6 +132,30 @@ impl<R: Read> EtlReader<R> {
     ///   header event, ...): it names the first bytes and holds the error that says which
     ///   check failed;
     /// - [`EtlReaderError::Io`] when reading fails otherwise than by ending.
+    ///
+    /// ```
+    /// use std::io::Cursor;
+    /// use etw_classic::{Bitness, EtlHeader, EtlReader, EtlReaderError};
+    ///
+    /// // A file of one buffer: the logfile header's, as the .etl writer makes it.
+    /// let mut file = vec![0u8; 0x400];
+    /// let mut header = EtlHeader::new(Bitness::Bits64, 0x400);
+    /// header.logger_name = "boot";
+    /// header.write_first_buffer(&mut file)?;
+    /// let mut reader = EtlReader::new(Cursor::new(file))?;
+    /// assert_eq!(reader.names().logger_name.to_string(), "boot");
+    /// let buffer = reader.next_buffer().unwrap()?;
+    /// assert_eq!(buffer.events().count(), 1); // the logfile header event
+    /// assert!(reader.next_buffer().is_none());
+    ///
+    /// // Anything else is named by its first bytes.
+    /// let error = EtlReader::new(Cursor::new(b"MZ\x90\0\x03\0\0\0 and the rest")).unwrap_err();
+    /// assert!(matches!(error, EtlReaderError::NotAnEtl { .. }));
+    /// assert!(error
+    ///     .to_string()
+    ///     .starts_with("not an .etl file: its first 8 bytes are 4d 5a 90 00 03 00 00 00; expected"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn new(mut source: R) -> Result<Self, EtlReaderError> {
         let position = BufferPosition {
             index: 0,
@@ -286,7 +310,8 @@ impl<R: Read> EtlReader<R> {
         }
         if self.first_pending {
             self.first_pending = false;
-            into.clone_from(&self.current);
+            // The header buffer moves to the caller: the reader keeps no copy.
+            core::mem::swap(into, &mut self.current);
             return Some(Ok(()));
         }
         match read_stored(&mut self.source, into, self.next) {

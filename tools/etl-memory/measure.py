@@ -67,10 +67,10 @@ def main():
     args = parser.parse_args()
 
     if args.etwc is None or args.writer is None:
-        subprocess.run(
-            ["cargo", "build", "--quiet", "--release", "-p", "etw-classic-cli",
-             "--example", "write_big_etl", "--bin", "etwc"],
-            cwd=ROOT, check=True)
+        for target in (["-p", "etw-classic-cli", "--bin", "etwc"],
+                       ["-p", "etw-classic", "--example", "write_big_etl"]):
+            subprocess.run(["cargo", "build", "--quiet", "--release", *target],
+                           cwd=ROOT, check=True)
     etwc = Path(args.etwc or ROOT / "target/release/etwc")
     writer = Path(args.writer or ROOT / "target/release/examples/write_big_etl")
 
