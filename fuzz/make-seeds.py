@@ -13,7 +13,7 @@ The kernel_headers seeds are system, compact, perfinfo and message events built 
 ../shared/reference/EVENT-HEADERS.md, with and without room for the extra words and optional
 fields their headers announce, and a buffer of all of them.
 
-The trace_buffer_walk and etl_reader seeds are trace buffers and small .etl files built here
+The trace_buffer_walk and etl_reader seeds (and etl_stream's, the same files) are trace buffers and small .etl files built here
 from the layouts of ../shared/reference/LAYOUTS.md: events of every header family, instance
 events that form a tree (with a missing parent, a loop and more instances than the targets'
 trees hold), each error of the event walk, compressed buffers written by the MS-XCA Plain LZ77
@@ -979,12 +979,15 @@ def main():
     write_corpus("time_order", time_order_seeds())
     write_corpus("event_header", event_header_seeds())
     write_corpus("kernel_headers", kernel_headers_seeds())
+    # The streaming reader is compared with the in-memory one on the same files.
+    write_corpus("etl_stream", etl_reader_seeds())
     if traces is not None:
         write_corpus("event_header", perfview_event_header_seeds(traces), prefix="perfview-")
         walk, files = perfview_seeds(traces)
         write_corpus("trace_buffer_walk", walk, prefix="perfview-")
         write_corpus("etl_reader", files, prefix="perfview-")
         write_corpus("time_order", perfview_time_order_seeds(traces), prefix="perfview-")
+        write_corpus("etl_stream", files, prefix="perfview-")
 
 
 if __name__ == "__main__":

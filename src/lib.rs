@@ -23,7 +23,7 @@
 //! |---|---|---|
 //! | [`wire`] | one field mechanism and every fixed layout: the event headers, the records (`EVENT_TRACE`, `EVENT_INSTANCE_INFO`, `MOF_FIELD`), the file structures (`WMI_BUFFER_HEADER`, `TRACE_LOGFILE_HEADER`), codes, GUID, the class roll-up, time, UTF-16; [`CodecError`] | nothing |
 //! | [`write`](mod@write) | [`Provider`], [`Session`] (trace buffers), [`EtlHeader`] (.etl writer); [`TraceError`] with its Win32 code | `wire` |
-//! | [`read`] | [`EtlFile`] (.etl reader), [`plain_lz77`], [`Events`] (the walk over a buffer), [`TraceBuffer`] (`EVENT_TRACE` delivery), [`InstanceTree`]; [`ReadError`] with the buffer and file offset | `wire` |
+//! | [`read`] | [`EtlFile`] (.etl reader), [`plain_lz77`], [`Events`] (the walk over a buffer), [`TraceBuffer`] (`EVENT_TRACE` delivery), [`InstanceTree`]; [`ReadError`] with the buffer and file offset; with the `std` feature, `EtlReader` (streaming .etl reader) | `wire` |
 //!
 //! `write` and `read` never use each other. The names most programs need are re-exported here;
 //! the rest are in their layer (`etw_classic::wire::TraceLogfileHeader64`,
@@ -66,6 +66,12 @@
 //!   code.
 //! - **No allocation:** the crate is `#![no_std]` and does not use `alloc`.
 //!
+//! # Features
+//! - `defmt`: `defmt::Format` for every public type.
+//! - `std` (off by default): `read::EtlReader`, which reads an .etl file from any
+//!   `std::io::Read` one buffer at a time (the buffer and one decompression scratch in memory,
+//!   never the whole file), on top of the same `no_std` functions [`EtlFile`] uses.
+//!
 //! # Example
 //! ```
 //! use etw_classic::{Class, EventTraceHeader, EventType, Guid, GuidOrPtr, HeaderType, Level,
@@ -96,6 +102,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![no_std]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 #![deny(missing_docs, missing_debug_implementations)]
 #![cfg_attr(
@@ -110,6 +117,9 @@
     )
 )]
 
+#[cfg(feature = "std")]
+extern crate std;
+
 #[macro_use]
 pub mod wire;
 pub mod read;
@@ -119,6 +129,9 @@ pub use read::plain_lz77;
 pub use read::{
     EtlFile, Event, EventKind, Events, InstanceTree, ReadError, ReadErrorKind, TraceBuffer,
 };
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub use read::{EtlReader, EtlReaderError};
 pub use wire::{
     Bitness, BufferContext, Class, ClockType, CodecError, CompactTraceHeader, EventHeader,
     EventInstanceGuidHeader, EventInstanceHeader, EventInstanceInfo, EventTrace, EventTraceHeader,

@@ -11,11 +11,17 @@
 //! `WNODE_HEADER`), and those whose header announces more than their `Size` holds (with the
 //! reason under `error`), carry `size`, `header_type`, `marker_flags` and the whole event as hex
 //! under `bytes`.
+//!
+//! Every JSON line also names the `processor` whose buffer holds the event.
 
 use std::collections::BTreeMap;
-use std::io::{BufWriter, Write};
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Write};
 
-use etw_classic::{wire::ExtraWords, EtlFile, Event, EventKind, HeaderType};
+use etw_classic::{
+    read::StoredBuffer, wire::ExtraWords, EtlReader, EtlReaderError, Event, EventKind, HeaderType,
+};
+use rayon::prelude::*;
 use serde_json::{json, Map, Value};
 
 use crate::fields;
@@ -171,24 +177,143 @@ fn event_line(buffer: usize, event: &Event<'_>) -> String {
     )
 }
 
+/// Buffers read together, then decoded and formatted on every core: at most this many...
+const BATCH_BUFFERS: usize = 64;
+/// ...and no more once their stored bytes reach this. Two batches are in memory at once (one
+/// read while the other is decoded), whatever the size of the file.
+const BATCH_BYTES: usize = 8 << 20;
+
+/// What `run` prints for each event.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Output {
+    /// Nothing: the events are only counted.
+    Summary,
+    /// One text line ([`event_line`]).
+    Text,
+    /// One JSON line ([`event_json`] and the buffer's processor).
+    Json,
+}
+
+/// Buffers read from the file as stored, in file order, and the error the reading ended with
+/// after them, if any. The buffers' memory is reused from batch to batch.
+#[derive(Default)]
+struct Batch {
+    buffers: Vec<StoredBuffer>,
+    len: usize,
+    end: Option<EtlReaderError>,
+}
+
+impl Batch {
+    /// Reads the next buffers of `reader` in place of the ones held.
+    fn fill<R: Read>(&mut self, reader: &mut EtlReader<R>) {
+        self.len = 0;
+        self.end = None;
+        let mut bytes = 0;
+        while self.len < BATCH_BUFFERS && bytes < BATCH_BYTES {
+            if self.len == self.buffers.len() {
+                self.buffers.push(StoredBuffer::new());
+            }
+            let buffer = &mut self.buffers[self.len];
+            match reader.read_stored_buffer(buffer) {
+                None => break,
+                Some(Ok(())) => {
+                    bytes += buffer.bytes().len();
+                    self.len += 1;
+                }
+                Some(Err(error)) => {
+                    self.end = Some(error);
+                    break;
+                }
+            }
+        }
+    }
+
+    fn stored(&self) -> &[StoredBuffer] {
+        &self.buffers[..self.len]
+    }
+}
+
+/// One buffer's share of the output: its lines, its events counted by header type, and the
+/// error its events ended with.
+struct BufferOutput {
+    lines: Vec<u8>,
+    counts_by_type: [u64; 256],
+    problem: Option<String>,
+}
+
+/// Decodes one stored buffer into `scratch`, walks its events and formats them.
+fn buffer_output(stored: &StoredBuffer, scratch: &mut [u8], output: Output) -> BufferOutput {
+    let mut done = BufferOutput {
+        lines: Vec::new(),
+        counts_by_type: [0; 256],
+        problem: None,
+    };
+    let buffer = match stored.decode(scratch) {
+        Ok(buffer) => buffer,
+        Err(error) => {
+            done.problem = Some(error.to_string());
+            return done;
+        }
+    };
+    let index = buffer.position.index;
+    for event in buffer.events() {
+        let event = match event {
+            Ok(event) => event,
+            Err(error) => {
+                done.problem = Some(error.to_string());
+                break;
+            }
+        };
+        done.counts_by_type[usize::from(event.header_type.0)] += 1;
+        // Writing to a Vec<u8> cannot fail.
+        let _ = match output {
+            Output::Summary => continue,
+            Output::Text => writeln!(done.lines, "{}", event_line(index, &event)),
+            Output::Json => {
+                let mut map = event_json(index, &event);
+                map.insert("processor".into(), json!(buffer.processor));
+                writeln!(done.lines, "{}", Value::Object(map))
+            }
+        };
+    }
+    done
+}
+
+/// The message for an error of the reader: "cannot read PATH: ..." for an I/O error before any
+/// buffer, otherwise "PATH: " and the error, which names the buffer and its file offset.
+fn describe(path: &str, error: &EtlReaderError) -> String {
+    match error {
+        EtlReaderError::Io {
+            buffer: None,
+            error,
+        } => format!("cannot read {path}: {error}"),
+        other => format!("{path}: {other}"),
+    }
+}
+
 /// Prints the file; returns an error message if any part of it could not be read (after
 /// printing everything that could).
+///
+/// The file is read as a stream, a batch of buffers at a time: while one batch is read, the
+/// one before is decompressed, walked and formatted on every core (a string per buffer), then
+/// printed in file order. The output is the same as a reading one event after the other.
 pub fn run(path: &str, json_output: bool, summary: bool) -> Result<(), String> {
-    let bytes = std::fs::read(path).map_err(|error| format!("cannot read {path}: {error}"))?;
-    let file = EtlFile::parse(&bytes).map_err(|error| format!("{path}: {error}"))?;
+    let file = File::open(path).map_err(|error| format!("cannot read {path}: {error}"))?;
+    let mut reader = EtlReader::new(BufReader::new(file)).map_err(|e| describe(path, &e))?;
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let write_error = |error: std::io::Error| format!("cannot write the output: {error}");
 
     if !summary {
-        let header = &file.logfile_header;
+        let header = reader.logfile_header();
+        let names = reader.names();
         if json_output {
             let line = json!({
                 "kind": "LOGFILE_HEADER",
-                "system_header": fields::system_header_json(&file.system_header),
-                "logfile_header": fields::logfile_header_json(header),
-                "logger_name": file.names.logger_name.to_string(),
-                "log_file_name": file.names.log_file_name.to_string(),
+                "system_header": fields::system_header_json(&reader.system_header()),
+                "logfile_header": fields::logfile_header_json(&header),
+                "logger_name": names.logger_name.to_string(),
+                "log_file_name": names.log_file_name.to_string(),
             });
             writeln!(out, "{line}").map_err(write_error)?;
         } else {
@@ -197,9 +322,9 @@ pub fn run(path: &str, json_output: bool, summary: bool) -> Result<(), String> {
                 "logfile header: logger {:?}, file {:?}, {} logger, buffer size {}, {} buffers \
                  written, {} events lost, {} buffers lost, clock {:?}, timer resolution {} \
                  (100 ns), start {}, end {}, perf freq {}",
-                file.names.logger_name.to_string(),
-                file.names.log_file_name.to_string(),
-                file.bitness(),
+                names.logger_name.to_string(),
+                names.log_file_name.to_string(),
+                reader.bitness(),
                 header.buffer_size(),
                 header.buffers_written(),
                 header.events_lost(),
@@ -214,49 +339,55 @@ pub fn run(path: &str, json_output: bool, summary: bool) -> Result<(), String> {
         }
     }
 
-    let mut scratch = vec![0u8; file.buffer_size()];
+    let output = match (summary, json_output) {
+        (true, _) => Output::Summary,
+        (false, false) => Output::Text,
+        (false, true) => Output::Json,
+    };
+    let buffer_size = reader.buffer_size();
     // Counted by header type, and named once at the end: a name per event would cost more than
     // reading the event.
     let mut counts_by_type = [0u64; 256];
-    let (mut buffers, mut events) = (0u64, 0u64);
+    let mut buffers = 0u64;
     let mut problems = Vec::new();
-    for buffer in file.buffers() {
-        let buffer = match buffer {
-            Ok(buffer) => buffer,
-            Err(error) => {
-                problems.push(error.to_string());
-                break;
-            }
-        };
-        buffers += 1;
-        let trace_buffer = match buffer.trace_buffer(&mut scratch) {
-            Ok(trace_buffer) => trace_buffer,
-            Err(error) => {
-                problems.push(format!("buffer {}: {error}", buffer.index));
-                continue;
-            }
-        };
-        for event in trace_buffer.events() {
-            let event = match event {
-                Ok(event) => event,
-                Err(error) => {
-                    problems.push(format!("buffer {}: {error}", buffer.index));
-                    break;
+    let (mut current, mut next) = (Batch::default(), Batch::default());
+    current.fill(&mut reader);
+    while current.len > 0 || current.end.is_some() {
+        let reading_ended = current.end.is_some();
+        let ((), outputs) = rayon::join(
+            || {
+                if reading_ended {
+                    next.len = 0;
+                } else {
+                    next.fill(&mut reader);
                 }
-            };
-            events += 1;
-            counts_by_type[usize::from(event.header_type.0)] += 1;
-            if summary {
-                continue;
+            },
+            || -> Vec<BufferOutput> {
+                current
+                    .stored()
+                    .par_iter()
+                    .map_init(
+                        || vec![0u8; buffer_size],
+                        |scratch, stored| buffer_output(stored, scratch, output),
+                    )
+                    .collect()
+            },
+        );
+        for done in outputs {
+            buffers += 1;
+            out.write_all(&done.lines).map_err(write_error)?;
+            for (total, count) in counts_by_type.iter_mut().zip(done.counts_by_type) {
+                *total += count;
             }
-            if json_output {
-                writeln!(out, "{}", Value::Object(event_json(buffer.index, &event)))
-            } else {
-                writeln!(out, "{}", event_line(buffer.index, &event))
-            }
-            .map_err(write_error)?;
+            problems.extend(done.problem);
         }
+        if let Some(error) = current.end.take() {
+            problems.push(error.to_string());
+            break;
+        }
+        std::mem::swap(&mut current, &mut next);
     }
+    let events: u64 = counts_by_type.iter().sum();
 
     if summary {
         let kinds: BTreeMap<String, u64> = (0..=u8::MAX)
@@ -264,11 +395,23 @@ pub fn run(path: &str, json_output: bool, summary: bool) -> Result<(), String> {
             .filter(|&(_, count)| count != 0)
             .map(|(header_type, count)| (kind_name(HeaderType(header_type)), count))
             .collect();
+        let unflushed = reader.buffers_written_was_zero();
         if json_output {
-            let line = json!({ "buffers": buffers, "events": events, "kinds": kinds });
+            let mut line = json!({ "buffers": buffers, "events": events, "kinds": kinds });
+            if unflushed {
+                line["buffers_written_was_zero"] = json!(true);
+            }
             writeln!(out, "{line}").map_err(write_error)?;
         } else {
             writeln!(out, "{buffers} buffers, {events} events").map_err(write_error)?;
+            if unflushed {
+                writeln!(
+                    out,
+                    "the logfile header's BuffersWritten is 0 (a session still running or not \
+                     stopped cleanly): read to the end of the file"
+                )
+                .map_err(write_error)?;
+            }
             for (kind, count) in &kinds {
                 writeln!(out, "{kind:>15} {count:>8}").map_err(write_error)?;
             }

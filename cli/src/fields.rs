@@ -421,7 +421,13 @@ pub fn instance_guid_header_json(header: &EventInstanceGuidHeader) -> Map<String
 
 /// Bytes as lowercase hex.
 pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut hex = String::with_capacity(2 * bytes.len());
+    for byte in bytes {
+        hex.push(char::from(DIGITS[usize::from(byte >> 4)]));
+        hex.push(char::from(DIGITS[usize::from(byte & 0x0F)]));
+    }
+    hex
 }
 
 /// An `EVENT_HEADER` event: every header member under its SDK name in snake_case (both views of

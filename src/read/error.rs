@@ -98,6 +98,26 @@ pub enum ReadErrorKind {
         /// The largest size allowed: the bytes left in the file.
         max: usize,
     },
+    /// A buffer's `BufferSize` is smaller than its header or larger than
+    /// [`MAX_BUFFER_SIZE`](crate::read::MAX_BUFFER_SIZE): the check of a reader that reads one
+    /// buffer at a time, before it reads (or makes room for) the rest of the buffer.
+    BufferSizeBeyondLimits {
+        /// The `BufferSize` found.
+        buffer_size: u32,
+        /// The smallest size allowed: the buffer header.
+        min: usize,
+        /// The largest size allowed: [`MAX_BUFFER_SIZE`](crate::read::MAX_BUFFER_SIZE).
+        max: usize,
+    },
+    /// The file ends, at a buffer boundary, after fewer buffers than the logfile header's
+    /// `BuffersWritten` counts (a file cut short between two buffers). The error names where
+    /// the next buffer should have started.
+    FileEndsBeforeBuffersWritten {
+        /// The buffers the file holds, the header buffer included.
+        buffers: usize,
+        /// The logfile header's `BuffersWritten`.
+        buffers_written: u32,
+    },
     /// The first buffer has no event where the logfile header should be.
     MissingLogfileHeader,
     /// The logfile header's `BufferSize` is smaller than a buffer header or larger than
@@ -231,6 +251,23 @@ impl core::fmt::Display for ReadErrorKind {
                 f,
                 "WMI_BUFFER_HEADER.BufferSize: expected between {min:#x} and the {max:#x} bytes \
                  left in the file, found {buffer_size:#x}"
+            ),
+            Self::BufferSizeBeyondLimits {
+                buffer_size,
+                min,
+                max,
+            } => write!(
+                f,
+                "WMI_BUFFER_HEADER.BufferSize: expected between {min:#x} and {max:#x} \
+                 (MAX_BUFFER_SIZE), found {buffer_size:#x}"
+            ),
+            Self::FileEndsBeforeBuffersWritten {
+                buffers,
+                buffers_written,
+            } => write!(
+                f,
+                "expected the {buffers_written} buffers the logfile header's BuffersWritten \
+                 counts, found the end of the file after {buffers}"
             ),
             Self::MissingLogfileHeader => f.write_str(
                 "expected the logfile header event at the start of the first buffer, found no event",
