@@ -82,6 +82,7 @@ fn the_worked_example_of_primitive_types() {
                     "padding": "0000"
                 }
             ],
+            "processor": 2,
         })
     );
 }
