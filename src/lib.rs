@@ -92,6 +92,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![no_std]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 #![deny(missing_docs, missing_debug_implementations)]
 #![cfg_attr(
@@ -105,6 +106,9 @@
         clippy::as_conversions,
     )
 )]
+
+#[cfg(feature = "std")]
+extern crate std;
 
 #[macro_use]
 pub mod wire;
@@ -124,6 +128,9 @@ pub use wire::{
 pub use write::{
     EtlHeader, EventData, Provider, Session, SteppingContext, TraceContext, TraceError, Traced,
 };
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub use write::{EtlWriter, EtlWriterError};
 
 /// The README's examples, compiled and run as doc tests.
 #[cfg(doctest)]
