@@ -9,6 +9,7 @@
 //! See [`AFTER_HELP`] for what is recognised as a trace buffer, how the header's members are
 //! chosen and the exit codes.
 
+use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::io::{BufWriter, Read, Seek, SeekFrom};
@@ -47,7 +48,8 @@ plus the torn buffers' others; EventsLost 0 (the buffers only say that some were
 EVENTS_LOST). The clock: with --clock system (the default) the raw timestamps are FILETIMEs,
 StartTime is the earliest event's; with qpc or cpu-cycles, --frequency and --start-time are
 needed (--start-time dates --start-timestamp, by default the earliest event's raw
-timestamp). EndTime is the latest event or buffer timestamp, as a FILETIME.
+timestamp). EndTime is the latest event or buffer timestamp, as a FILETIME, unless --end-time
+says (events lost after the last buffer was sealed happened later).
 
 TIME is a FILETIME (100 ns intervals since 1601) or a UTC date and time,
 2026-11-21T00:00:00Z or 2026-11-21T00:00:00.1234567Z.
@@ -96,6 +98,9 @@ pub struct Args {
     /// earliest event's)
     #[arg(long, value_name = "RAW")]
     start_timestamp: Option<i64>,
+    /// EndTime (default: the latest event or buffer timestamp)
+    #[arg(long, value_name = "TIME", value_parser = parse_time)]
+    end_time: Option<i64>,
     /// BootTime (default 0, unknown)
     #[arg(long, value_name = "TIME", value_parser = parse_time)]
     boot_time: Option<i64>,
@@ -237,8 +242,12 @@ struct Dump {
     window: Vec<u8>,
 }
 
-/// Bytes read from the file at a time.
-const CHUNK: usize = 1 << 20;
+/// Bytes read from the file at a time, at least.
+const READ_CHUNK: usize = 64 << 10;
+/// Bytes before the window's start that are dropped once there are this many.
+const KEEP_BEHIND: usize = 1 << 20;
+/// The longest unused range checked for being all one byte value.
+const UNIFORM_LIMIT: u64 = 1 << 20;
 
 impl Dump {
     fn open(path: &Path) -> Result<Self, String> {
@@ -261,13 +270,13 @@ impl Dump {
             self.file.seek(SeekFrom::Start(start))?;
             self.window.clear();
             self.base = start;
-        } else if start - self.base >= CHUNK as u64 {
+        } else if start - self.base >= KEEP_BEHIND as u64 {
             self.window.drain(..(start - self.base) as usize);
             self.base = start;
         }
         let needed = (end.max(start) - self.base) as usize;
         if self.window.len() < needed {
-            let more = (needed - self.window.len()).max(CHUNK) as u64;
+            let more = (needed - self.window.len()).max(READ_CHUNK) as u64;
             (&mut self.file).take(more).read_to_end(&mut self.window)?;
         }
         let from = (start - self.base) as usize;
@@ -351,8 +360,21 @@ struct Found {
 }
 
 impl Found {
+    fn is_whole_trace_buffer(&self) -> bool {
+        matches!(self.verdict, Verdict::Whole(_)) && self.header.buffer_type != BufferType::HEADER
+    }
+
     fn end(&self) -> u64 {
         self.offset + u64::from(self.header.buffer_size)
+    }
+
+    /// Where the bytes of this torn buffer that the dump holds end, as far as they are its
+    /// own: up to the header that cuts it, or the end of the dump.
+    fn torn_end(&self, torn: &Torn, dump_len: u64) -> u64 {
+        match torn {
+            Torn::CutBy { at } => self.offset + at,
+            _ => self.end().min(dump_len),
+        }
     }
 
     fn describe_torn(&self, torn: &Torn) -> String {
@@ -440,6 +462,22 @@ fn classify(dump: &mut Dump, offset: u64, header: &WmiBufferHeader) -> std::io::
     Ok(Verdict::Whole(summary))
 }
 
+/// The `BufferSize` most whole trace buffers of `found` have (the first found of two as
+/// common); `None` when there is no whole trace buffer.
+fn most_common_size(found: &[Found]) -> Option<u32> {
+    let mut counts: BTreeMap<u32, (usize, Reverse<u64>)> = BTreeMap::new();
+    for item in found.iter().filter(|item| item.is_whole_trace_buffer()) {
+        let entry = counts
+            .entry(item.header.buffer_size)
+            .or_insert((0, Reverse(item.offset)));
+        entry.0 += 1;
+    }
+    counts
+        .into_iter()
+        .max_by_key(|&(_, count_and_first)| count_and_first)
+        .map(|(size, _)| size)
+}
+
 /// Every buffer header of the dump that passes [`looks_like_buffer`], and what came of it.
 fn scan(dump: &mut Dump, rule: SizeRule) -> std::io::Result<Vec<Found>> {
     let mut found = Vec::new();
@@ -479,7 +517,7 @@ fn scan(dump: &mut Dump, rule: SizeRule) -> std::io::Result<Vec<Found>> {
 fn describe_range(dump: &mut Dump, start: u64, end: u64) -> std::io::Result<String> {
     let len = end - start;
     let mut uniform = None;
-    if len <= CHUNK as u64 {
+    if len <= UNIFORM_LIMIT {
         let bytes = dump.bytes(start, len as usize)?;
         if let Some(&first) = bytes.first() {
             if bytes.iter().all(|&byte| byte == first) {
@@ -536,32 +574,33 @@ pub fn run(args: &Args) -> Result<(), String> {
     if dump.len == 0 {
         return Err(format!("{dump_name}: the dump is empty: no trace buffer"));
     }
-    let rule = args
-        .buffer_size
-        .map_or(SizeRule::Plausible, SizeRule::Exact);
-    let found = scan(&mut dump, rule).map_err(io_error)?;
-
-    // The file's BufferSize: the one given, or the one most whole trace buffers have.
-    let is_trace = |found: &&Found| found.header.buffer_type != BufferType::HEADER;
-    let buffer_size = args.buffer_size.or_else(|| {
-        let mut counts: BTreeMap<u32, (usize, u64)> = BTreeMap::new();
-        for whole in found
-            .iter()
-            .filter(is_trace)
-            .filter(|found| matches!(found.verdict, Verdict::Whole(_)))
-        {
-            let entry = counts
-                .entry(whole.header.buffer_size)
-                .or_insert((0, whole.offset));
-            entry.0 += 1;
+    // The file's BufferSize: the one given, or the one most whole trace buffers have (a first
+    // pass, with any plausible size, finds them); the buffers are those of that size.
+    let (found, buffer_size, other_sizes) = match args.buffer_size {
+        Some(size) => {
+            let found = scan(&mut dump, SizeRule::Exact(size)).map_err(io_error)?;
+            (found, Some(size), Vec::new())
         }
-        counts
-            .into_iter()
-            .max_by(|(_, (a, first_a)), (_, (b, first_b))| a.cmp(b).then(first_b.cmp(first_a)))
-            .map(|(size, _)| size)
-    });
+        None => {
+            let first = scan(&mut dump, SizeRule::Plausible).map_err(io_error)?;
+            match most_common_size(&first) {
+                Some(size) => {
+                    let other_sizes: Vec<Found> = first
+                        .into_iter()
+                        .filter(|item| {
+                            item.is_whole_trace_buffer() && item.header.buffer_size != size
+                        })
+                        .collect();
+                    let found = scan(&mut dump, SizeRule::Exact(size)).map_err(io_error)?;
+                    (found, Some(size), other_sizes)
+                }
+                None => (first, None, Vec::new()),
+            }
+        }
+    };
 
-    let mut notes: Vec<String> = Vec::new();
+    // Notes on byte ranges, by where they start (the others follow them).
+    let mut byte_notes: Vec<(u64, String)> = Vec::new();
     // Byte ranges of the dump covered by whole buffers, used or not.
     let mut covered: Vec<(u64, u64)> = Vec::new();
     let mut kept: BTreeMap<i64, &Found> = BTreeMap::new();
@@ -577,15 +616,12 @@ pub fn run(args: &Args) -> Result<(), String> {
                     item.header.sequence_number
                 );
                 if item.header.buffer_type == BufferType::HEADER {
-                    notes.push(format!(
-                        "{what}) of BufferType HEADER, an .etl file's logfile header buffer: \
+                    byte_notes.push((
+                        item.offset,
+                        format!(
+                            "{what}) of BufferType HEADER, an .etl file's logfile header buffer: \
                          replaced by the one written"
-                    ));
-                } else if Some(item.header.buffer_size) != buffer_size {
-                    notes.push(format!(
-                        "{what}, BufferSize {}) not used: the other buffers' BufferSize is {}",
-                        item.header.buffer_size,
-                        buffer_size.unwrap_or_default()
+                        ),
                     ));
                 } else if let Some(first) = kept.get(&item.header.sequence_number) {
                     let same = dump
@@ -595,18 +631,24 @@ pub fn run(args: &Args) -> Result<(), String> {
                         == dump
                             .bytes(item.offset, item.header.buffer_size as usize)
                             .map_err(io_error)?;
-                    notes.push(format!(
-                        "{what}) not used: the buffer at {} has the same SequenceNumber{}",
-                        first.offset,
-                        if same { " and bytes" } else { ", other bytes" }
+                    byte_notes.push((
+                        item.offset,
+                        format!(
+                            "{what}) not used: the buffer at {} has the same SequenceNumber{}",
+                            first.offset,
+                            if same { " and bytes" } else { ", other bytes" }
+                        ),
                     ));
                 } else {
                     kept.insert(item.header.sequence_number, item);
                 }
             }
             Verdict::Torn(why) => {
-                // With whole buffers found, only torn ones of their size count as buffers.
-                if buffer_size.is_none_or(|size| item.header.buffer_size == size) {
+                // A header inside the bytes of a torn buffer already counted is its data.
+                let inside_last = torn.last().is_some_and(|(last, last_why)| {
+                    item.offset < last.torn_end(last_why, dump.len)
+                });
+                if !inside_last {
                     torn.push((item, why));
                 }
             }
@@ -625,17 +667,40 @@ pub fn run(args: &Args) -> Result<(), String> {
     }
     for &(start, end) in &gaps {
         let range = describe_range(&mut dump, start, end).map_err(io_error)?;
-        let inside: Vec<String> = torn
+        let mut inside: Vec<(u64, String)> = torn
             .iter()
             .filter(|(item, _)| (start..end).contains(&item.offset))
-            .map(|(item, why)| item.describe_torn(why))
+            .map(|(item, why)| (item.offset, item.describe_torn(why)))
             .collect();
-        if inside.is_empty() {
-            notes.push(format!("{range} not used: no trace buffer header in them"));
+        inside.extend(
+            other_sizes
+                .iter()
+                .filter(|item| (start..end).contains(&item.offset))
+                .map(|item| {
+                    (
+                        item.offset,
+                        format!(
+                            "a whole buffer at {} (SequenceNumber {}) of BufferSize {}, not the \
+                             {} of the others",
+                            item.offset,
+                            item.header.sequence_number,
+                            item.header.buffer_size,
+                            buffer_size.unwrap_or_default()
+                        ),
+                    )
+                }),
+        );
+        inside.sort();
+        let inside: Vec<String> = inside.into_iter().map(|(_, text)| text).collect();
+        let why = if inside.is_empty() {
+            "no trace buffer header in them".to_owned()
         } else {
-            notes.push(format!("{range} not used: {}", inside.join("; ")));
-        }
+            inside.join("; ")
+        };
+        byte_notes.push((start, format!("{range} not used: {why}")));
     }
+    byte_notes.sort_by_key(|(start, _)| *start);
+    let mut notes: Vec<String> = byte_notes.into_iter().map(|(_, note)| note).collect();
 
     let Some(buffer_size) = buffer_size.filter(|_| !kept.is_empty()) else {
         print_notes(&notes);
@@ -807,7 +872,9 @@ pub fn run(args: &Args) -> Result<(), String> {
         header.start_time,
         header.reference_timestamp.unwrap_or(header.start_time),
     );
-    header.end_time = clock.to_filetime(latest_raw).unwrap_or(0);
+    header.end_time = args
+        .end_time
+        .unwrap_or_else(|| clock.to_filetime(latest_raw).unwrap_or(0));
 
     // The file.
     print_notes(&notes);
