@@ -328,7 +328,7 @@ fn buffer_of_1024_bytes() -> Vec<u8> {
         TimesOrFlags, WnodeFlags,
     };
     let mut session = Session::<1024, 1>::new(LOGGER_ID, Level::VERBOSE);
-    let mut provider = Provider::<1>::new(Bitness::Bits32);
+    let provider = Provider::<1>::new(Bitness::Bits32);
     let mut clock = SteppingContext {
         now: BOOT_TIME,
         step: 1,
