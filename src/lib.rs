@@ -22,7 +22,7 @@
 //! | module | holds | depends on |
 //! |---|---|---|
 //! | [`wire`] | one field mechanism and every fixed layout: the event headers, the records (`EVENT_TRACE`, `EVENT_INSTANCE_INFO`, `MOF_FIELD`), the file structures (`WMI_BUFFER_HEADER`, `TRACE_LOGFILE_HEADER`), codes, GUID, the class roll-up, time, UTF-16; [`CodecError`] | nothing |
-//! | [`write`](mod@write) | [`Provider`], [`Session`] (trace buffers), [`EtlHeader`] (.etl writer); [`TraceError`] with its Win32 code | `wire` |
+//! | [`write`](mod@write) | [`Provider`], [`Session`] (trace buffers), [`EtlHeader`] (.etl writer); [`TraceError`] with its Win32 code; with the `std` feature, `EtlWriter` (streaming .etl writer) | `wire` |
 //! | [`read`] | [`EtlFile`] (.etl reader), [`plain_lz77`], [`Events`] (the walk over a buffer), [`TraceBuffer`] (`EVENT_TRACE` delivery), [`InstanceTree`]; [`ReadError`] with the buffer and file offset; with the `std` feature, `EtlReader` (streaming .etl reader) | `wire` |
 //!
 //! `write` and `read` never use each other. The names most programs need are re-exported here;
@@ -68,9 +68,13 @@
 //!
 //! # Features
 //! - `defmt`: `defmt::Format` for every public type.
+//! - `critical-section`: `write::SharedSession`, one [`Session`] shared by thread mode and
+//!   interrupt handlers, each call inside a critical section of the `critical-section` crate.
 //! - `std` (off by default): `read::EtlReader`, which reads an .etl file from any
 //!   `std::io::Read` one buffer at a time (the buffer and one decompression scratch in memory,
-//!   never the whole file), on top of the same `no_std` functions [`EtlFile`] uses.
+//!   never the whole file), on top of the same `no_std` functions [`EtlFile`] uses; and
+//!   `write::EtlWriter`, which writes trace buffers to any `std::io::Write + Seek` and
+//!   back-patches the logfile header at the end.
 //!
 //! # Example
 //! ```
@@ -142,6 +146,9 @@ pub use wire::{
 pub use write::{
     EtlHeader, EventData, Provider, Session, SteppingContext, TraceContext, TraceError, Traced,
 };
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub use write::{EtlWriter, EtlWriterError};
 
 /// The README's examples, compiled and run as doc tests.
 #[cfg(doctest)]

@@ -4,11 +4,13 @@
 //! etwc decode <LAYOUT> <HEX | @FILE> [--json]
 //! etwc encode <LAYOUT> <JSON | @FILE>
 //! etwc etl <FILE> [--json] [--summary]
+//! etwc assemble <DUMP> -o <OUT.etl> [options]
 //! ```
 //! LAYOUT is one of trace-header, instance-header, instance-guid-header, event-trace32,
 //! event-trace64, instance-info32, instance-info64, mof-field, system-header, logfile-header32,
 //! logfile-header64 (see `fields::CliLayout`).
 
+mod assemble;
 mod etl;
 mod fields;
 
@@ -66,6 +68,10 @@ enum Command {
         #[arg(long)]
         summary: bool,
     },
+    /// Write an .etl file from the trace buffers a target dumped (RAM dump, semihosting or RTT
+    /// stream, concatenated buffers): found, ordered by SequenceNumber, given a logfile header
+    #[command(after_long_help = assemble::AFTER_HELP)]
+    Assemble(assemble::Args),
 }
 
 fn main() -> ExitCode {
@@ -102,6 +108,7 @@ fn run(cli: Cli) -> Result<(), String> {
             json,
             summary,
         } => etl::run(&file, json, summary),
+        Command::Assemble(args) => assemble::run(&args),
         Command::Encode { layout, json } => {
             let text = if let Some(path) = json.strip_prefix('@') {
                 std::fs::read_to_string(path)
