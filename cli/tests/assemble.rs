@@ -144,7 +144,7 @@ fn concatenated_buffers_assemble_into_the_file_the_firmware_wrote() {
         run.stdout.contains(
             "10 buffers of 512 bytes: the logfile header's and 9 trace buffers (SequenceNumber 1 \
              to 9) holding 40 events; pointer size 4 (the events' header types); clock system \
-             time; start 2026-11-21T00:00:00.0000000Z, end 2026-11-21T00:00:00.0410000Z; 0 \
+             time; start 2026-11-21T00:00:00.0000000Z, end 2026-11-21T00:00:00.0400000Z; 0 \
              events lost, 0 buffers lost"
         ),
         "{}",
@@ -175,9 +175,9 @@ fn concatenated_buffers_assemble_into_the_file_the_firmware_wrote() {
     assert_eq!(header.cpu_speed_in_mhz(), 1);
     assert_eq!(header.number_of_processors(), 1);
     // The first event's time, and the last buffer's (the firmware's clock steps 1 ms per
-    // reading, 41 readings).
+    // reading, 40 readings).
     assert_eq!(header.start_time(), BOOT_TIME);
-    assert_eq!(header.end_time(), BOOT_TIME + 41 * 10_000);
+    assert_eq!(header.end_time(), BOOT_TIME + 40 * 10_000);
     assert_eq!(header.boot_time(), 0);
     assert_eq!(file.first_buffer.client_context.logger_id(), LOGGER_ID);
     assert_eq!(file.names.logger_name, "");
@@ -464,10 +464,11 @@ fn a_buffer_size_none_has_finds_nothing() {
 fn the_lost_events_and_an_etl_file_as_the_dump() {
     let dir = scratch("single-shot");
     // The single-shot trace lost 26 events, which its buffers cannot count: --events-lost says.
-    // Nor when they were: the clock ran on after the last buffer was sealed (--end-time).
+    // The end time is given too (--end-time): the 14th clock reading, that of the last event
+    // written, since the lost events read no clock.
     let (etl, _) = boot_file(Mode::SingleShot);
     let end_time = EtlFile::parse(&etl).unwrap().logfile_header.end_time();
-    assert!(end_time > BOOT_TIME + 14 * 10_000);
+    assert_eq!(end_time, BOOT_TIME + 14 * 10_000);
     let end_time = end_time.to_string();
     let options = firmware_options("single-shot.etl");
     let mut options: Vec<&str> = options.iter().map(String::as_str).collect();
@@ -488,7 +489,7 @@ fn a_cycle_counter_clock_dates_the_events_from_the_start_time() {
     let dir = scratch("cycles");
     let (_, buffers) = boot_file(Mode::Streaming);
     // The firmware's raw timestamps read as 25 MHz cycles from the first event's, which
-    // --start-time dates: the last buffer was sealed 41 readings of 10,000 cycles later.
+    // --start-time dates: the last buffer was sealed 40 readings of 10,000 cycles later.
     let run = assemble(
         &dir,
         &buffers.concat(),
@@ -511,7 +512,7 @@ fn a_cycle_counter_clock_dates_the_events_from_the_start_time() {
     assert_eq!(file.system_header.system_time, BOOT_TIME);
     assert_eq!(
         header.end_time(),
-        BOOT_TIME + 5_000_000 + 410_000 * 10_000_000 / 25_000_000
+        BOOT_TIME + 5_000_000 + 400_000 * 10_000_000 / 25_000_000
     );
 }
 
