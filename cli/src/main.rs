@@ -3,7 +3,7 @@
 //! ```text
 //! etwc decode <LAYOUT> <HEX | @FILE> [--json]
 //! etwc encode <LAYOUT> <JSON | @FILE>
-//! etwc etl <FILE> [--json] [--summary]
+//! etwc etl <FILE> [--json] [--summary] [--order file|time]
 //! ```
 //! LAYOUT is one of trace-header, instance-header, instance-guid-header, event-trace32,
 //! event-trace64, instance-info32, instance-info64, mof-field, system-header, logfile-header32,
@@ -11,6 +11,7 @@
 
 mod etl;
 mod fields;
+mod time_ordered;
 
 use std::process::ExitCode;
 
@@ -65,6 +66,11 @@ enum Command {
         /// Print only the number of buffers, events and events of each kind
         #[arg(long)]
         summary: bool,
+        /// The order of the events: `file` (buffer after buffer as stored, read on every core)
+        /// or `time` (all buffers merged by timestamp, as a real-time consumer receives them;
+        /// reads the file twice and holds one decoded buffer per processor)
+        #[arg(long, value_enum, default_value = "file")]
+        order: etl::Order,
     },
 }
 
@@ -101,7 +107,8 @@ fn run(cli: Cli) -> Result<(), String> {
             file,
             json,
             summary,
-        } => etl::run(&file, json, summary),
+            order,
+        } => etl::run(&file, json, summary, order),
         Command::Encode { layout, json } => {
             let text = if let Some(path) = json.strip_prefix('@') {
                 std::fs::read_to_string(path)
