@@ -195,11 +195,12 @@ fn every_event_of_a_small_trace_as_text() {
     );
     assert_eq!(
         lines[1],
-        "buffer    0 offset 0x00000 SYSTEM64        size   364"
+        // The logfile header event: StartTime 132949636352722435 itself.
+        "buffer    0 offset 0x00000 SYSTEM64        size   364 2022-04-20T21:27:15.2722435Z"
     );
     assert_eq!(
         lines[4],
-        "buffer    1 offset 0x00050 FULL_HEADER64   size   112  \
+        "buffer    1 offset 0x00050 FULL_HEADER64   size   112 2022-04-20T21:27:15.2722435Z  \
          9b79ee91-b5fd-41c0-a243-4248e266e9d0 type 33 level 0 version 0 tid 0 pid 0 time \
          6459791009101 cpu 0/0"
     );
