@@ -28,7 +28,10 @@ fn events(path: &str, order: &str) -> Vec<(u64, u64, Option<i64>)> {
 fn library_order(bytes: &[u8]) -> Vec<(u64, u64)> {
     let file = EtlFile::parse(bytes).unwrap();
     let buffers: Vec<_> = file.buffers().map(Result::unwrap).collect();
-    let mut scratch: Vec<Vec<u8>> = buffers.iter().map(|_| vec![0; file.buffer_size()]).collect();
+    let mut scratch: Vec<Vec<u8>> = buffers
+        .iter()
+        .map(|_| vec![0; file.buffer_size()])
+        .collect();
     let mut cursors: Vec<MergeCursor<'_, BufferOrder>> = buffers
         .iter()
         .zip(scratch.iter_mut())
@@ -65,7 +68,10 @@ fn check(name: &str, must_differ_from_file_order: bool) {
     assert!(times.windows(2).all(|pair| pair[0] <= pair[1]), "{name}");
     if must_differ_from_file_order {
         let file_times: Vec<i64> = in_file_order.iter().map(|e| e.2.unwrap()).collect();
-        assert!(file_times.windows(2).any(|pair| pair[0] > pair[1]), "{name}");
+        assert!(
+            file_times.windows(2).any(|pair| pair[0] > pair[1]),
+            "{name}"
+        );
     }
 
     // One decoded buffer per processor gives what one cursor per buffer gives.

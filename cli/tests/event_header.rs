@@ -82,6 +82,10 @@ fn the_worked_example_of_primitive_types() {
                     "padding": "0000"
                 }
             ],
+            "processor": 2,
+            // dissect.etl's ETL.get_filetime_for_event of the same timestamp.
+            "filetime": 132_756_731_758_001_567i64,
+            "time": "2021-09-09T14:59:35.8001567Z",
         })
     );
 }
