@@ -219,27 +219,30 @@ pub fn print<R: Read>(
             if cursors.is_empty() {
                 break;
             }
-            let mut merge = TimeOrder::new(&mut cursors);
-            let live = merge.live_cursors();
-            let mut spent = None;
-            while let Some(((order, at), item)) = merge.next() {
-                match item {
-                    Ok(event) => {
-                        tally.counts_by_type[usize::from(event.header_type.0)] += 1;
-                        let processor = chains[at].buffers[0].order.processor;
-                        printer.print(&mut line, order.index, processor, &event);
-                        out.write_all(&line).map_err(write_error)?;
-                        line.clear();
+            // The merge borrows the cursors until the end of this block.
+            let spent = {
+                let mut merge = TimeOrder::new(&mut cursors);
+                let live = merge.live_cursors();
+                let mut spent = None;
+                while let Some(((order, at), item)) = merge.next() {
+                    match item {
+                        Ok(event) => {
+                            tally.counts_by_type[usize::from(event.header_type.0)] += 1;
+                            let processor = chains[at].buffers[0].order.processor;
+                            printer.print(&mut line, order.index, processor, &event);
+                            out.write_all(&line).map_err(write_error)?;
+                            line.clear();
+                        }
+                        Err(error) => tally.problems.push(error.to_string()),
                     }
-                    Err(error) => tally.problems.push(error.to_string()),
+                    // Only the cursor just taken from can have ended.
+                    if merge.live_cursors() < live {
+                        spent = Some(at);
+                        break;
+                    }
                 }
-                // Only the cursor just taken from can have ended.
-                if merge.live_cursors() < live {
-                    spent = Some(at);
-                    break;
-                }
-            }
-            drop(merge);
+                spent
+            };
             // Where each cursor stands, for the next round.
             let stands: Vec<(usize, usize, i64)> = cursors
                 .iter()
