@@ -256,6 +256,9 @@ fn kernel_events_as_json() {
         "marker": 0xC011_0002u32, "version": 2, "header_type": 0x11, "flags": 0xC0,
         "header": 0x1403_00AAu32, "size": 170, "hook_id": 0x1403, "type": 3, "group": 0x14,
         "system_time": 1_942_912_437i64, "pebs_index": null, "pmc_counters": [],
+        // The buffer's processor; dissect.etl's ETL.get_filetime_for_event of system_time.
+        "processor": 3, "filetime": 132_404_548_206_539_729i64,
+        "time": "2020-07-29T00:07:00.6539729Z",
     });
     for (key, value) in expected.as_object().unwrap() {
         assert_eq!(&worked[key], value, "{key}");
