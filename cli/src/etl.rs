@@ -12,14 +12,23 @@
 //! reason under `error`), carry `size`, `header_type`, `marker_flags` and the whole event as hex
 //! under `bytes`.
 //!
-//! Every JSON line also names the `processor` whose buffer holds the event.
+//! Every JSON line also names the `processor` whose buffer holds the event, and dates it:
+//! `filetime` (100 ns intervals since 1601-01-01 UTC) and `time` (ISO 8601 UTC with seven
+//! fractional digits), both from the event's raw timestamp through the file's clock
+//! ([`TraceClock`]); `null` when the event has no timestamp or the logfile header names no
+//! usable clock. The text lines carry the same time after the size (`-` when there is none).
+//!
+//! `--order time` prints the events of all buffers merged by timestamp instead of in file order
+//! (see [`crate::time_ordered`]).
 
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 
 use etw_classic::{
-    read::StoredBuffer, wire::ExtraWords, EtlReader, EtlReaderError, Event, EventKind, HeaderType,
+    read::{StoredBuffer, TraceClock},
+    wire::{ExtraWords, UtcDateTime},
+    EtlReader, EtlReaderError, Event, EventKind, HeaderType,
 };
 use rayon::prelude::*;
 use serde_json::{json, Map, Value};
@@ -109,10 +118,10 @@ fn with_data(mut map: Map<String, Value>, data: &[u8]) -> Map<String, Value> {
     map
 }
 
-/// One text line for an event: position, kind, size and the fields that say what it is.
-fn event_line(buffer: usize, event: &Event<'_>) -> String {
+/// One text line for an event: position, kind, size, time and the fields that say what it is.
+fn event_line(buffer: usize, event: &Event<'_>, time: &str) -> String {
     let position = format!(
-        "buffer {buffer:>4} offset {:#07x} {:<15} size {:>5}",
+        "buffer {buffer:>4} offset {:#07x} {:<15} size {:>5} {time:<TIME_WIDTH$}",
         event.offset,
         kind_name(event.header_type),
         event.size
@@ -183,9 +192,18 @@ const BATCH_BUFFERS: usize = 64;
 /// read while the other is decoded), whatever the size of the file.
 const BATCH_BYTES: usize = 8 << 20;
 
+/// The order `run` prints the events in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Order {
+    /// Buffer after buffer as stored, each buffer's events in their order.
+    File,
+    /// The events of all buffers by raw timestamp, as a real-time consumer receives them.
+    Time,
+}
+
 /// What `run` prints for each event.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Output {
+pub enum Output {
     /// Nothing: the events are only counted.
     Summary,
     /// One text line ([`event_line`]).
@@ -233,6 +251,61 @@ impl Batch {
     }
 }
 
+/// How `run` prints each event: the output, and the file's clock that dates the events
+/// (`None` when the logfile header names no usable clock).
+#[derive(Clone, Copy)]
+pub struct Printer {
+    pub output: Output,
+    pub clock: Option<TraceClock>,
+}
+
+/// Width of an ISO 8601 time with seven fractional digits, `2021-04-18T10:20:35.2722435Z`.
+const TIME_WIDTH: usize = 28;
+
+impl Printer {
+    /// Appends the event's line to `lines` (nothing for a summary). `buffer` and `processor`
+    /// name the buffer that holds the event.
+    pub fn print(&self, lines: &mut Vec<u8>, buffer: usize, processor: u16, event: &Event<'_>) {
+        if self.output == Output::Summary {
+            return;
+        }
+        let filetime = event
+            .timestamp()
+            .zip(self.clock)
+            .and_then(|(raw, clock)| clock.to_filetime(raw));
+        let time = filetime.map(|filetime| UtcDateTime::from_filetime(filetime).to_string());
+        // Writing to a Vec<u8> cannot fail.
+        let _ = if self.output == Output::Json {
+            let mut map = event_json(buffer, event);
+            map.insert("processor".into(), json!(processor));
+            map.insert("filetime".into(), json!(filetime));
+            map.insert("time".into(), json!(time));
+            writeln!(lines, "{}", Value::Object(map))
+        } else {
+            let line = event_line(buffer, event, time.as_deref().unwrap_or("-"));
+            writeln!(lines, "{}", line.trim_end())
+        };
+    }
+}
+
+/// What reading the events gave besides the output: buffers read, events counted by header
+/// type, and the errors met (each naming its buffer).
+pub struct Tally {
+    pub buffers: u64,
+    pub counts_by_type: [u64; 256],
+    pub problems: Vec<String>,
+}
+
+impl Default for Tally {
+    fn default() -> Self {
+        Self {
+            buffers: 0,
+            counts_by_type: [0; 256],
+            problems: Vec::new(),
+        }
+    }
+}
+
 /// One buffer's share of the output: its lines, its events counted by header type, and the
 /// error its events ended with.
 struct BufferOutput {
@@ -242,7 +315,7 @@ struct BufferOutput {
 }
 
 /// Decodes one stored buffer into `scratch`, walks its events and formats them.
-fn buffer_output(stored: &StoredBuffer, scratch: &mut [u8], output: Output) -> BufferOutput {
+fn buffer_output(stored: &StoredBuffer, scratch: &mut [u8], printer: Printer) -> BufferOutput {
     let mut done = BufferOutput {
         lines: Vec::new(),
         counts_by_type: [0; 256],
@@ -265,18 +338,66 @@ fn buffer_output(stored: &StoredBuffer, scratch: &mut [u8], output: Output) -> B
             }
         };
         done.counts_by_type[usize::from(event.header_type.0)] += 1;
-        // Writing to a Vec<u8> cannot fail.
-        let _ = match output {
-            Output::Summary => continue,
-            Output::Text => writeln!(done.lines, "{}", event_line(index, &event)),
-            Output::Json => {
-                let mut map = event_json(index, &event);
-                map.insert("processor".into(), json!(buffer.processor));
-                writeln!(done.lines, "{}", Value::Object(map))
-            }
-        };
+        printer.print(&mut done.lines, index, buffer.processor, &event);
     }
     done
+}
+
+/// Prints the events of `reader` in file order (see [`run`]) and says what it read.
+fn print_in_file_order<R: Read + Send>(
+    reader: &mut EtlReader<R>,
+    printer: Printer,
+    out: &mut impl Write,
+) -> Result<Tally, String> {
+    let write_error = |error: std::io::Error| format!("cannot write the output: {error}");
+    let buffer_size = reader.buffer_size();
+    // Counted by header type, and named once at the end: a name per event would cost more than
+    // reading the event.
+    let mut counts_by_type = [0u64; 256];
+    let mut buffers = 0u64;
+    let mut problems = Vec::new();
+    let (mut current, mut next) = (Batch::default(), Batch::default());
+    current.fill(reader);
+    while current.len > 0 || current.end.is_some() {
+        let reading_ended = current.end.is_some();
+        let ((), outputs) = rayon::join(
+            || {
+                if reading_ended {
+                    next.len = 0;
+                } else {
+                    next.fill(reader);
+                }
+            },
+            || -> Vec<BufferOutput> {
+                current
+                    .stored()
+                    .par_iter()
+                    .map_init(
+                        || vec![0u8; buffer_size],
+                        |scratch, stored| buffer_output(stored, scratch, printer),
+                    )
+                    .collect()
+            },
+        );
+        for done in outputs {
+            buffers += 1;
+            out.write_all(&done.lines).map_err(write_error)?;
+            for (total, count) in counts_by_type.iter_mut().zip(done.counts_by_type) {
+                *total += count;
+            }
+            problems.extend(done.problem);
+        }
+        if let Some(error) = current.end.take() {
+            problems.push(error.to_string());
+            break;
+        }
+        std::mem::swap(&mut current, &mut next);
+    }
+    Ok(Tally {
+        buffers,
+        counts_by_type,
+        problems,
+    })
 }
 
 /// The message for an error of the reader: "cannot read PATH: ..." for an I/O error before any
@@ -297,7 +418,8 @@ fn describe(path: &str, error: &EtlReaderError) -> String {
 /// The file is read as a stream, a batch of buffers at a time: while one batch is read, the
 /// one before is decompressed, walked and formatted on every core (a string per buffer), then
 /// printed in file order. The output is the same as a reading one event after the other.
-pub fn run(path: &str, json_output: bool, summary: bool) -> Result<(), String> {
+/// With [`Order::Time`], [`crate::time_ordered::print`] merges the buffers instead.
+pub fn run(path: &str, json_output: bool, summary: bool, order: Order) -> Result<(), String> {
     let file = File::open(path).map_err(|error| format!("cannot read {path}: {error}"))?;
     let mut reader = EtlReader::new(BufReader::new(file)).map_err(|e| describe(path, &e))?;
     let stdout = std::io::stdout();
@@ -344,49 +466,16 @@ pub fn run(path: &str, json_output: bool, summary: bool) -> Result<(), String> {
         (false, false) => Output::Text,
         (false, true) => Output::Json,
     };
-    let buffer_size = reader.buffer_size();
-    // Counted by header type, and named once at the end: a name per event would cost more than
-    // reading the event.
-    let mut counts_by_type = [0u64; 256];
-    let mut buffers = 0u64;
-    let mut problems = Vec::new();
-    let (mut current, mut next) = (Batch::default(), Batch::default());
-    current.fill(&mut reader);
-    while current.len > 0 || current.end.is_some() {
-        let reading_ended = current.end.is_some();
-        let ((), outputs) = rayon::join(
-            || {
-                if reading_ended {
-                    next.len = 0;
-                } else {
-                    next.fill(&mut reader);
-                }
-            },
-            || -> Vec<BufferOutput> {
-                current
-                    .stored()
-                    .par_iter()
-                    .map_init(
-                        || vec![0u8; buffer_size],
-                        |scratch, stored| buffer_output(stored, scratch, output),
-                    )
-                    .collect()
-            },
-        );
-        for done in outputs {
-            buffers += 1;
-            out.write_all(&done.lines).map_err(write_error)?;
-            for (total, count) in counts_by_type.iter_mut().zip(done.counts_by_type) {
-                *total += count;
-            }
-            problems.extend(done.problem);
-        }
-        if let Some(error) = current.end.take() {
-            problems.push(error.to_string());
-            break;
-        }
-        std::mem::swap(&mut current, &mut next);
-    }
+    let clock = TraceClock::new(&reader.logfile_header(), reader.system_header().system_time).ok();
+    let printer = Printer { output, clock };
+    let Tally {
+        buffers,
+        counts_by_type,
+        problems,
+    } = match order {
+        Order::File => print_in_file_order(&mut reader, printer, &mut out)?,
+        Order::Time => crate::time_ordered::print(path, &mut reader, printer, &mut out)?,
+    };
     let events: u64 = counts_by_type.iter().sum();
 
     if summary {

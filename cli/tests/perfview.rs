@@ -195,11 +195,12 @@ fn every_event_of_a_small_trace_as_text() {
     );
     assert_eq!(
         lines[1],
-        "buffer    0 offset 0x00000 SYSTEM64        size   364"
+        // The logfile header event: StartTime 132949636352722435 itself.
+        "buffer    0 offset 0x00000 SYSTEM64        size   364 2022-04-20T21:27:15.2722435Z"
     );
     assert_eq!(
         lines[4],
-        "buffer    1 offset 0x00050 FULL_HEADER64   size   112  \
+        "buffer    1 offset 0x00050 FULL_HEADER64   size   112 2022-04-20T21:27:15.2722435Z  \
          9b79ee91-b5fd-41c0-a243-4248e266e9d0 type 33 level 0 version 0 tid 0 pid 0 time \
          6459791009101 cpu 0/0"
     );
@@ -255,6 +256,9 @@ fn kernel_events_as_json() {
         "marker": 0xC011_0002u32, "version": 2, "header_type": 0x11, "flags": 0xC0,
         "header": 0x1403_00AAu32, "size": 170, "hook_id": 0x1403, "type": 3, "group": 0x14,
         "system_time": 1_942_912_437i64, "pebs_index": null, "pmc_counters": [],
+        // The buffer's processor; dissect.etl's ETL.get_filetime_for_event of system_time.
+        "processor": 3, "filetime": 132_404_548_206_539_729i64,
+        "time": "2020-07-29T00:07:00.6539729Z",
     });
     for (key, value) in expected.as_object().unwrap() {
         assert_eq!(&worked[key], value, "{key}");

@@ -106,6 +106,17 @@ impl<'a> Events<'a> {
         }
     }
 
+    /// The events in `bytes` from `offset` on (an offset [`Event::offset`] or
+    /// [`offset`](Self::offset) gave), to resume a walk whose iterator was dropped: the events
+    /// and errors are those the first walk would have given from there, with the same offsets.
+    pub const fn resume_at(bytes: &'a [u8], buffer: Option<BufferPosition>, offset: usize) -> Self {
+        Self {
+            bytes,
+            next: Some(offset),
+            buffer,
+        }
+    }
+
     /// Where the next event is looked for, from the start of the bytes; `None` once the walk has
     /// ended (at the end mark, the end of the bytes, or after an error).
     pub const fn offset(&self) -> Option<usize> {
