@@ -505,6 +505,10 @@ const MIN_LENGTH: usize = 3;
 const NIBBLE_LENGTH_BASE: usize = 10;
 /// See [`MIN_LENGTH`].
 const BYTE_LENGTH_BASE: usize = 25;
+/// The length the bulk path computes for a length byte of 255, and only for it: a 16- or
+/// 32-bit length follows (a short length is at most 9, one from a 4-bit length at most 24,
+/// one from a length byte of 0 to 254 at most 279).
+const WIDE_LENGTH_ESCAPE: usize = 255 + BYTE_LENGTH_BASE;
 
 /// Decodes the bulk of the stream, far from the ends of `input` and `output`, with moves of
 /// whole blocks and few branches, and stops at an item boundary, leaving `cursor` there and
@@ -624,7 +628,7 @@ fn bulk(output: &mut [u8], cursor: &mut Cursor<'_>) {
         let mut used = select(long, long_used, 2);
         // A 16- or 32-bit length follows: code 7, 4-bit length 15 and length byte 255, tested
         // as one value so that the common case takes one branch.
-        if (code << 12 | nibble_length << 8 | length_byte) == 0x7FFF {
+        if length == WIDE_LENGTH_ESCAPE {
             let Some(&[w0, w1, w2, w3, w4, w5]) =
                 rest.get(long_used..).and_then(<[u8]>::first_chunk::<6>)
             else {
