@@ -1613,6 +1613,54 @@ mod tests {
         }
     }
 
+    #[test]
+    fn the_bulk_path_decodes_all_but_the_ends_of_a_long_stream() {
+        // Streams of a few dozen kilobytes (no match longer than 5000 bytes), into outputs of
+        // exactly their length: the bulk path alone gets within a few windows of the end, with
+        // the bytes of the pseudo-code and none changed after them, and `decode_exactly` goes on
+        // from its cursor to the same end.
+        let pattern = |index: usize| 0x80 | (index as u8 & 0x7F) ^ 0x2A;
+        for seed in 0..if cfg!(miri) { 1 } else { 8 } {
+            let items: Vec<Item> = varied_items(seed, 600)
+                .into_iter()
+                .map(|item| match item {
+                    Item::Match { distance, length } => Item::Match {
+                        distance,
+                        length: length.min(5000),
+                    },
+                    other => other,
+                })
+                .collect();
+            let input = encode(&items);
+            let expected = byte_at_a_time(&input, usize::MAX).unwrap();
+            let mut output: Vec<u8> = (0..expected.len()).map(pattern).collect();
+            let mut cursor = Cursor {
+                rest: &input,
+                written: 0,
+                flags: 0,
+                flags_left: 0,
+                shared_nibble: None,
+            };
+            bulk(&mut output, &mut cursor);
+            let written = cursor.written;
+            assert!(
+                written + 2 * WINDOW + 5000 >= expected.len() && cursor.rest.len() < input.len(),
+                "seed {seed}: the bulk path stopped at {written} of {} bytes",
+                expected.len()
+            );
+            assert!(output[..written] == expected[..written], "seed {seed}");
+            assert!(
+                (written..output.len()).all(|index| output[index] == pattern(index)),
+                "seed {seed}: a byte after the {written} decoded ones changed"
+            );
+            assert_eq!(
+                decode_exactly(&input, &mut output, cursor),
+                Ok(expected.len())
+            );
+            assert!(output == expected, "seed {seed}");
+        }
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(
             if cfg!(miri) { 4 } else { 256 }
