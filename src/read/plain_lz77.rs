@@ -1529,6 +1529,8 @@ mod tests {
                         11..=20 => 25 + next(255),
                         _ => 3 + next(70),
                     };
+                    // Under Miri, no length that takes long to copy byte by byte.
+                    let length = if cfg!(miri) { length.min(600) } else { length };
                     items.push(Item::Match {
                         distance: usize::try_from(distance).unwrap(),
                         length,
@@ -1548,7 +1550,8 @@ mod tests {
         let mut decoded_whole = 0;
         for seed in 0..rounds {
             let input = encode(&varied_items(seed, count));
-            let decoded = check_against_the_pseudo_code(&input, 1 << 20).unwrap();
+            let whole = byte_at_a_time(&input, usize::MAX).unwrap().len();
+            let decoded = check_against_the_pseudo_code(&input, whole + 64).unwrap();
             assert!(decoded > 1024, "{decoded}");
             decoded_whole += 1;
             for capacity in [
@@ -1604,7 +1607,7 @@ mod tests {
             let whole = byte_at_a_time(&input, 1 << 20)
                 .unwrap_or_else(|before| before)
                 .len();
-            for capacity in [whole, whole + 1, whole + 64, whole + 600, 1 << 20] {
+            for capacity in [whole, whole + 1, whole + 64, whole + 600, whole + 4096] {
                 check_against_the_pseudo_code(&input, capacity);
             }
             // Cut inside the last item.
