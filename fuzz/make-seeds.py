@@ -27,7 +27,8 @@ seed-* that the run would not write are removed. Run from anywhere:
 With --perfview DIR (the PerfView traces, ../shared/data/perfview from the repository root) it
 also writes seeds named perfview-* taken from the real traces: for trace_buffer_walk, the first
 buffer of each kind of each trace, decompressed when compressed; for etl_reader, each trace's
-first buffers up to the etl_reader max_len. Git ignores them; they are never committed, and the
+first buffers up to the etl_reader max_len; for plain_lz77, each trace's first compressed
+streams. Git ignores them; they are never committed, and the
 run replaces the perfview-* files it no longer writes. With ETW_REQUIRE_TRACES=1 in the
 environment, a run without --perfview, or with a DIR that holds no .etl file, is an error
 instead of a run from the committed seeds alone.
@@ -213,6 +214,17 @@ def plain_lz77_seeds():
         (alphabet[:14], [10]),  # ends where a literal is due
         (abc_300[:12], [300]),  # ends inside the 16-bit length
     ]
+    # A few kilobytes of records that repeat with changes, compressed: long enough for the
+    # decompressor's bulk path (literal runs and matches of every length, long lengths of every
+    # width), into exactly its length, one byte less and more.
+    records = bytearray()
+    for index in range(180):
+        records += struct.pack("<IHH", 0xC0140000 | index % 7, index, index * 31 % 251)
+        records += bytes((index * 7 + k) % 256 for k in range(index % 23))
+        records += b"\0" * (index % 5 * 9)
+    records += b"\x5a" * 700 + records[100:1500]
+    packed = lz77_compress(bytes(records))
+    streams.append((packed, [len(records), len(records) - 1, len(records) + 512]))
     return [struct.pack("<H", capacity) + stream for stream, capacities in streams
             for capacity in capacities]
 
@@ -702,6 +714,8 @@ TRACE_BUFFER_WALK_MAX_LEN = 1 << 16
 ETL_READER_MAX_LEN = 1 << 18
 # Buffers of each trace in an etl_reader seed: the logfile buffer and a few more.
 PERFVIEW_BUFFERS = 5
+# Compressed streams of each trace among the plain_lz77 seeds.
+PERFVIEW_STREAMS = 3
 
 
 def etl_buffers(data):
@@ -843,8 +857,9 @@ def perfview_event_header_seeds(traces):
 
 def perfview_seeds(traces):
     """For trace_buffer_walk, the first buffer of each (BufferFlag, BufferType) of each trace and
-    its second buffer, with events in place; for etl_reader, each trace's first buffers."""
-    walk, files = [], []
+    its second buffer, with events in place; for etl_reader, each trace's first buffers; for
+    plain_lz77, each trace's first compressed streams after their decompressed length."""
+    walk, files, streams = [], [], []
     for path in traces:
         data = path.read_bytes()
         buffers = etl_buffers(data)
@@ -862,7 +877,12 @@ def perfview_seeds(traces):
                 break
             prefix += buffer
         files.append(prefix)
-    return walk, files
+        compressed = [buffer for _, buffer in buffers
+                      if struct.unpack_from("<H", buffer, 0x34)[0] & BUFFER_FLAG_COMPRESSED]
+        for buffer in compressed[:PERFVIEW_STREAMS]:
+            end = struct.unpack_from("<I", buffer, 0x30)[0]
+            streams.append(struct.pack("<H", end - BUFFER_HEADER_LEN) + buffer[BUFFER_HEADER_LEN:])
+    return walk, files, streams
 
 
 # --- time_order -----------------------------------------------------------------------------
@@ -983,11 +1003,12 @@ def main():
     write_corpus("etl_stream", etl_reader_seeds())
     if traces is not None:
         write_corpus("event_header", perfview_event_header_seeds(traces), prefix="perfview-")
-        walk, files = perfview_seeds(traces)
+        walk, files, streams = perfview_seeds(traces)
         write_corpus("trace_buffer_walk", walk, prefix="perfview-")
         write_corpus("etl_reader", files, prefix="perfview-")
         write_corpus("time_order", perfview_time_order_seeds(traces), prefix="perfview-")
         write_corpus("etl_stream", files, prefix="perfview-")
+        write_corpus("plain_lz77", streams, prefix="perfview-")
 
 
 if __name__ == "__main__":

@@ -453,5 +453,25 @@ open_flags! {
     }
 }
 
+open_code! {
+    /// `COMPRESSION_FORMAT_*` (ntifs.h, the format argument of `RtlCompressBuffer` and
+    /// `RtlDecompressBufferEx`), as the low 16 bits of a compressed trace buffer's `State`
+    /// (`WMI_BUFFER_HEADER` offset 0x2C) may name it (the .etl reader's
+    /// `EtlBuffer::compression_format` says what is and is not known about that word).
+    pub struct CompressionFormat(u16) {
+        /// `COMPRESSION_FORMAT_NONE`: "Not supported by this function" (`RtlCompressBuffer`).
+        NONE = 0,
+        /// `COMPRESSION_FORMAT_DEFAULT`: "Not supported by this function".
+        DEFAULT = 1,
+        /// `COMPRESSION_FORMAT_LZNT1`: MS-XCA section 2.5.
+        LZNT1 = 2,
+        /// `COMPRESSION_FORMAT_XPRESS`: MS-XCA "Plain LZ77", sections 2.3 and 2.4, the format
+        /// of every compressed buffer of the real traces this crate is tested with.
+        XPRESS = 3,
+        /// `COMPRESSION_FORMAT_XPRESS_HUFF`: MS-XCA "LZ77+Huffman", sections 2.1 and 2.2.
+        XPRESS_HUFF = 4,
+    }
+}
+
 /// `MAX_MOF_FIELDS` (evntrace.h): the most `MOF_FIELD`s one `WNODE_FLAG_USE_MOF_PTR` event may carry.
 pub const MAX_MOF_FIELDS: usize = 16;

@@ -27,7 +27,8 @@ pub(crate) mod utf16;
 
 pub use class::Class;
 pub use codes::{
-    EventType, HeaderFamily, HeaderType, Level, MarkerFlags, WnodeFlags, MAX_MOF_FIELDS,
+    CompressionFormat, EventType, HeaderFamily, HeaderType, Level, MarkerFlags, WnodeFlags,
+    MAX_MOF_FIELDS,
 };
 pub use error::{CodecError, GuidParseError, GuidTextExpectation};
 pub use file::time_zone_information::{SystemTime, TimeZoneInformation};
