@@ -17,16 +17,7 @@ use etw_classic::{
 
 mod common;
 
-/// A PerfView trace (see `common::trace`). Miri runs the test suite on a big-endian target;
-/// megabytes of decompression there take hours, so it reads only the small trace.
-fn trace(name: &str) -> Option<Vec<u8>> {
-    let bytes = common::trace(name)?;
-    if cfg!(miri) && bytes.len() > 100_000 {
-        eprintln!("SKIPPED under Miri: {name} is {} bytes", bytes.len());
-        return None;
-    }
-    Some(bytes)
-}
+use common::trace;
 
 fn expected() -> serde_json::Value {
     let text = std::fs::read_to_string(concat!(

@@ -21,16 +21,7 @@ use proptest::prelude::*;
 
 mod common;
 
-/// A PerfView trace (see `common::trace`). Miri runs the test suite on a big-endian target;
-/// megabytes of decompression there take hours, so it reads only the small traces.
-fn trace(name: &str) -> Option<Vec<u8>> {
-    let bytes = common::trace(name)?;
-    if cfg!(miri) && bytes.len() > 100_000 {
-        eprintln!("SKIPPED under Miri: {name} is {} bytes", bytes.len());
-        return None;
-    }
-    Some(bytes)
-}
+use common::trace;
 
 /// The five PerfView traces.
 const TRACES: [&str; 5] = [
