@@ -13,6 +13,12 @@
 //! `Events`, once touching each event's header type and size and once also decoding each header
 //! with `Event::kind`, next to a `memcpy` of the same 1 MiB.
 //!
+//! Then Plain LZ77 decompression (`lz77_<trace>`): every compressed buffer of the PerfView traces
+//! `net.4.5.2.x64.etl` and `net.4.5.2.x86.etl` (read from `$ETW_PERFVIEW_DIR`, else
+//! `../shared/data/perfview`; skipped when missing) decompressed by `plain_lz77::decompress` into
+//! one scratch buffer, next to a `memcpy` of the same decompressed bytes; throughput is counted in
+//! bytes of output. `cargo bench --bench codec -- lz77` runs only these.
+//!
 //! Every input is read through `black_box` and every output handed to `black_box`, the same way
 //! for the codec and for its baselines. After criterion's own report, a table of ratios is
 //! printed from criterion's estimates (the median time per iteration of each benchmark, read
@@ -32,10 +38,11 @@ use criterion::{Criterion, Throughput};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 use etw_classic::{
+    plain_lz77,
     wire::{EventTrace32, EventTrace64, DEFAULT_TRACE_ALIGNMENT},
-    Bitness, BufferContext, Class, Event, EventInstanceGuidHeader, EventInstanceHeader, EventTrace,
-    EventTraceHeader, EventType, Events, Guid, GuidOrPtr, HeaderType, Level, MarkerFlags,
-    TimesOrFlags,
+    Bitness, BufferContext, Class, EtlFile, Event, EventInstanceGuidHeader, EventInstanceHeader,
+    EventTrace, EventTraceHeader, EventType, Events, Guid, GuidOrPtr, HeaderType, Level,
+    MarkerFlags, TimesOrFlags,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -589,6 +596,87 @@ fn walk(criterion: &mut Criterion) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Plain LZ77 on the real compressed buffers.
+
+/// The PerfView traces whose compressed buffers are decompressed, and their benchmark groups.
+const LZ77_TRACES: [(&str, &str); 2] = [
+    ("net.4.5.2.x64.etl", "lz77_net_x64"),
+    ("net.4.5.2.x86.etl", "lz77_net_x86"),
+];
+
+/// The bytes of a PerfView trace, or `None` (with a message) when it cannot be read.
+fn perfview_trace(name: &str) -> Option<Vec<u8>> {
+    let dir = std::env::var_os("ETW_PERFVIEW_DIR").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/perfview"),
+        PathBuf::from,
+    );
+    let path = dir.join(name);
+    match std::fs::read(&path) {
+        Ok(bytes) => Some(bytes),
+        Err(error) => {
+            println!("lz77: skipped, cannot read {} ({error})", path.display());
+            None
+        }
+    }
+}
+
+fn lz77(criterion: &mut Criterion) {
+    for (name, group_name) in LZ77_TRACES {
+        let Some(bytes) = perfview_trace(name) else {
+            continue;
+        };
+        let file = EtlFile::parse(&bytes).expect("a valid trace");
+        let mut scratch = vec![0u8; file.buffer_size()];
+        // Each compressed buffer's stream and its decompressed bytes (checked here, once).
+        let mut streams: Vec<(&[u8], usize)> = Vec::new();
+        let mut decompressed: Vec<Vec<u8>> = Vec::new();
+        for buffer in file.buffers() {
+            let buffer = buffer.expect("a valid buffer");
+            if !buffer.is_compressed() {
+                continue;
+            }
+            let expected = usize::try_from(buffer.header.offset).expect("fits") - 0x48;
+            let stream = &buffer.bytes[0x48..];
+            let written = plain_lz77::decompress(stream, &mut scratch).expect("decodes");
+            assert_eq!(written, expected, "buffer {}", buffer.index);
+            streams.push((stream, expected));
+            decompressed.push(scratch[..written].to_vec());
+        }
+        let total: usize = streams.iter().map(|&(_, len)| len).sum();
+        let compressed: usize = streams.iter().map(|&(stream, _)| stream.len()).sum();
+
+        let mut group = criterion.benchmark_group(group_name);
+        group.throughput(Throughput::Bytes(total as u64));
+        group.bench_function("memcpy", |b| {
+            b.iter(|| {
+                for bytes in &decompressed {
+                    scratch[..bytes.len()].copy_from_slice(black_box(bytes));
+                    black_box(&mut scratch);
+                }
+            })
+        });
+        group.bench_function("decompress", |b| {
+            b.iter(|| {
+                let mut sum = 0usize;
+                for &(stream, _) in &streams {
+                    match plain_lz77::decompress(black_box(stream), &mut scratch) {
+                        Ok(written) => sum = sum.wrapping_add(written),
+                        Err(error) => return Err(error),
+                    }
+                    black_box(&mut scratch);
+                }
+                Ok(sum)
+            })
+        });
+        group.finish();
+        println!(
+            "{group_name}: {} compressed buffers of {name}, {compressed} bytes -> {total} bytes",
+            streams.len()
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // The summary.
 
 /// Where criterion keeps its estimates, found as criterion finds it: `$CRITERION_HOME`, else
@@ -621,6 +709,14 @@ fn median_ns(
     let text = std::fs::read_to_string(path).ok()?;
     let estimates: serde_json::Value = serde_json::from_str(&text).ok()?;
     estimates["median"]["point_estimate"].as_f64()
+}
+
+/// The bytes per iteration criterion recorded for `group/function` (its `Throughput::Bytes`).
+fn throughput_bytes(home: &std::path::Path, group: &str, function: &str) -> Option<f64> {
+    let path = home.join(group).join(function).join("new/benchmark.json");
+    let text = std::fs::read_to_string(path).ok()?;
+    let benchmark: serde_json::Value = serde_json::from_str(&text).ok()?;
+    benchmark["throughput"]["Bytes"].as_f64()
 }
 
 fn ratio(numerator: Option<f64>, denominator: Option<f64>) -> String {
@@ -693,6 +789,29 @@ fn print_summary(since: SystemTime) {
             ratio(ours, memcpy)
         );
     }
+    println!();
+    println!(
+        "| {:<36} | {:>12} | {:>12} | {:>12} |",
+        "Plain LZ77, MB/s of output", "ours", "memcpy", "ours/memcpy"
+    );
+    println!("|{:-<38}|{:->14}|{:->14}|{:->14}|", "", "", "", "");
+    for (name, group) in LZ77_TRACES {
+        let ours = median_ns(&home, since, group, "decompress");
+        let memcpy = median_ns(&home, since, group, "memcpy");
+        let bytes = throughput_bytes(&home, group, "decompress");
+        // Bytes per nanosecond, times 1000: MB/s.
+        let speed = |time: Option<f64>| match (bytes, time) {
+            (Some(bytes), Some(time)) if time > 0.0 => format!("{:.0}", bytes / time * 1e3),
+            _ => "-".into(),
+        };
+        println!(
+            "| {:<36} | {:>12} | {:>12} | {:>12} |",
+            name,
+            speed(ours),
+            speed(memcpy),
+            ratio(memcpy, ours)
+        );
+    }
 }
 
 fn main() {
@@ -704,6 +823,7 @@ fn main() {
         .configure_from_args();
     fixed_headers(&mut criterion);
     walk(&mut criterion);
+    lz77(&mut criterion);
     criterion.final_summary();
     if std::env::args().any(|arg| arg == "--bench") {
         print_summary(started);

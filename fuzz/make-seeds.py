@@ -9,7 +9,11 @@ inputs one byte too short. The class_roll_up and guid_text seeds are small hand-
 the session_write_read seeds are small programs of trace, flush and hand-out steps; the
 plain_lz77 seeds are the MS-XCA examples and a few streams built by hand from its rules.
 
-The trace_buffer_walk and etl_reader seeds are trace buffers and small .etl files built here
+The kernel_headers seeds are system, compact, perfinfo and message events built from
+../shared/reference/EVENT-HEADERS.md, with and without room for the extra words and optional
+fields their headers announce, and a buffer of all of them.
+
+The trace_buffer_walk and etl_reader seeds (and etl_stream's, the same files) are trace buffers and small .etl files built here
 from the layouts of ../shared/reference/LAYOUTS.md: events of every header family, instance
 events that form a tree (with a missing parent, a loop and more instances than the targets'
 trees hold), each error of the event walk, compressed buffers written by the MS-XCA Plain LZ77
@@ -23,7 +27,8 @@ seed-* that the run would not write are removed. Run from anywhere:
 With --perfview DIR (the PerfView traces, ../shared/data/perfview from the repository root) it
 also writes seeds named perfview-* taken from the real traces: for trace_buffer_walk, the first
 buffer of each kind of each trace, decompressed when compressed; for etl_reader, each trace's
-first buffers up to the etl_reader max_len. Git ignores them; they are never committed, and the
+first buffers up to the etl_reader max_len; for plain_lz77, each trace's first compressed
+streams. Git ignores them; they are never committed, and the
 run replaces the perfview-* files it no longer writes. With ETW_REQUIRE_TRACES=1 in the
 environment, a run without --perfview, or with a DIR that holds no .etl file, is an error
 instead of a run from the committed seeds alone.
@@ -209,6 +214,17 @@ def plain_lz77_seeds():
         (alphabet[:14], [10]),  # ends where a literal is due
         (abc_300[:12], [300]),  # ends inside the 16-bit length
     ]
+    # A few kilobytes of records that repeat with changes, compressed: long enough for the
+    # decompressor's bulk path (literal runs and matches of every length, long lengths of every
+    # width), into exactly its length, one byte less and more.
+    records = bytearray()
+    for index in range(180):
+        records += struct.pack("<IHH", 0xC0140000 | index % 7, index, index * 31 % 251)
+        records += bytes((index * 7 + k) % 256 for k in range(index % 23))
+        records += b"\0" * (index % 5 * 9)
+    records += b"\x5a" * 700 + records[100:1500]
+    packed = lz77_compress(bytes(records))
+    streams.append((packed, [len(records), len(records) - 1, len(records) + 512]))
     return [struct.pack("<H", capacity) + stream for stream, capacities in streams
             for capacity in capacities]
 
@@ -224,7 +240,10 @@ FULL32, FULL64 = 0x0A, 0x14
 SYSTEM32, SYSTEM64 = 0x01, 0x02
 COMPACT64 = 0x04
 TIMED = 0x0C
-PERFINFO64 = 0x11
+WNODE_HEADER = 0x0E
+PERFINFO32, PERFINFO64 = 0x10, 0x11
+# A header type no document names (the walk stops at it).
+UNNAMED = 0x16
 EVENT_HEADER64 = 0x13
 TRACE_MESSAGE_MARKER = 0x90
 
@@ -482,6 +501,62 @@ def lz77_decompress(data):
             out.append(out[-distance])
 
 
+# --- kernel_headers ---------------------------------------------------------------------------
+
+def with_version(event, version):
+    """A version-first event with its Version u16 replaced."""
+    return struct.pack("<H", version) + event[2:]
+
+
+def message_event(option_flags, args, size_delta=0, version=TRACE_MESSAGE_MARKER):
+    """A message header (Size at 0, byte 3 the Version 0x90), the optional fields option_flags
+    announces (EVENT-HEADERS §4: sequence, component id else GUID, time stamp, thread and process
+    ids, packed), then args; size_delta shortens or lengthens Size."""
+    fields = b""
+    if option_flags & 0x01:
+        fields += struct.pack("<I", 7)
+    if option_flags & 0x04:
+        fields += struct.pack("<I", 0xC0FFEE)
+    elif option_flags & 0x02:
+        fields += filler(16, option_flags)
+    if option_flags & 0x08:
+        fields += struct.pack("<q", 132_000_000_000_000_000)
+    if option_flags & 0x20:
+        fields += struct.pack("<II", 0x1234, 0x42)
+    body = fields + args
+    size = 8 + len(body) + size_delta
+    return struct.pack("<HBBHH", size, 0, version, 3, option_flags) + body
+
+
+def kernel_headers_seeds():
+    """The PERFINFO64 event of EVENT-HEADERS §3 (net.4.5.2.x64.etl, buffer 5, offset 0x58, its
+    data from the filler), version-first events with PEBS and PMC words that fit and that do not,
+    message events with several flag combinations (one Size too short for its fields, one Version
+    byte 0xB0, one Size under 8), TIMED and WNODE_HEADER events, and all of them in one buffer."""
+    worked = struct.pack("<HBBHHq", 2, PERFINFO64, 0xC0, 0xAA, 0x1403, 1942912437) + filler(154, 1)
+    pebs_and_two = struct.pack("<QQQ", 0xABCD, 11, 22)
+    events = [
+        worked,
+        version_first_event(SYSTEM64, 0x20, filler(12, 2), hook_id=0x0503),
+        with_version(version_first_event(SYSTEM32, 0x20, pebs_and_two + b"data"), 0x8202),
+        with_version(version_first_event(COMPACT64, 0x18, pebs_and_two[:8] + b"d"), 0x8002),
+        with_version(version_first_event(PERFINFO32, 0x10, pebs_and_two), 0x0302),    # 3 > 2
+        with_version(version_first_event(PERFINFO64, 0x10, bytes(8)), 0x8702),        # 64 > 8
+        message_event(0x00, b"args"),
+        message_event(0x01, b""),
+        message_event(0x22, b"wpp"),
+        message_event(0x2F, b"both ids"),
+        message_event(0x3D, b"\x01\x02"),
+        message_event(0xFF, b"all"),
+        message_event(0x2B, b"", size_delta=-1),
+        message_event(0x00, b"ulong32", version=0xB0),
+        size_first_event(TIMED, 4, b"timed"),
+        size_first_event(WNODE_HEADER, 4, b""),
+    ]
+    short_message = struct.pack("<HBBHH", 7, 0, TRACE_MESSAGE_MARKER, 0, 0)
+    return events + [short_message, pack_events(events) + END_MARK]
+
+
 # --- trace_buffer_walk and etl_reader ---------------------------------------------------------
 
 def perfview_full_events():
@@ -547,7 +622,7 @@ def walk_errors():
     too_big = size_first_event(FULL64, TRACE_HEADER_LEN, filler(8, 1))
     return [
         good + struct.pack("<HBB", 0x30, FULL64, 0x40) + bytes(12),        # NotAnEventHeader
-        good + struct.pack("<HBB", 0x30, TIMED, 0xC0) + bytes(12),         # UnknownEventHeaderType
+        good + struct.pack("<HBB", 0x30, UNNAMED, 0xC0) + bytes(12),       # UnknownEventHeaderType
         good + struct.pack("<HBB", 2, SYSTEM64, 0xC0) + b"\x20",           # EventHeaderTruncated
         good + struct.pack("<HBB", 0x2F, FULL64, 0xC0) + bytes(0x40),      # EventSizeBelowHeader
         good + struct.pack("<HBB", 0, 0x0D, 0xC0) + bytes(4),              # Size 0 (ERROR type)
@@ -639,6 +714,8 @@ TRACE_BUFFER_WALK_MAX_LEN = 1 << 16
 ETL_READER_MAX_LEN = 1 << 18
 # Buffers of each trace in an etl_reader seed: the logfile buffer and a few more.
 PERFVIEW_BUFFERS = 5
+# Compressed streams of each trace among the plain_lz77 seeds.
+PERFVIEW_STREAMS = 3
 
 
 def etl_buffers(data):
@@ -780,8 +857,9 @@ def perfview_event_header_seeds(traces):
 
 def perfview_seeds(traces):
     """For trace_buffer_walk, the first buffer of each (BufferFlag, BufferType) of each trace and
-    its second buffer, with events in place; for etl_reader, each trace's first buffers."""
-    walk, files = [], []
+    its second buffer, with events in place; for etl_reader, each trace's first buffers; for
+    plain_lz77, each trace's first compressed streams after their decompressed length."""
+    walk, files, streams = [], [], []
     for path in traces:
         data = path.read_bytes()
         buffers = etl_buffers(data)
@@ -799,7 +877,12 @@ def perfview_seeds(traces):
                 break
             prefix += buffer
         files.append(prefix)
-    return walk, files
+        compressed = [buffer for _, buffer in buffers
+                      if struct.unpack_from("<H", buffer, 0x34)[0] & BUFFER_FLAG_COMPRESSED]
+        for buffer in compressed[:PERFVIEW_STREAMS]:
+            end = struct.unpack_from("<I", buffer, 0x30)[0]
+            streams.append(struct.pack("<H", end - BUFFER_HEADER_LEN) + buffer[BUFFER_HEADER_LEN:])
+    return walk, files, streams
 
 
 # --- time_order -----------------------------------------------------------------------------
@@ -915,12 +998,17 @@ def main():
     write_corpus("etl_reader", etl_reader_seeds())
     write_corpus("time_order", time_order_seeds())
     write_corpus("event_header", event_header_seeds())
+    write_corpus("kernel_headers", kernel_headers_seeds())
+    # The streaming reader is compared with the in-memory one on the same files.
+    write_corpus("etl_stream", etl_reader_seeds())
     if traces is not None:
         write_corpus("event_header", perfview_event_header_seeds(traces), prefix="perfview-")
-        walk, files = perfview_seeds(traces)
+        walk, files, streams = perfview_seeds(traces)
         write_corpus("trace_buffer_walk", walk, prefix="perfview-")
         write_corpus("etl_reader", files, prefix="perfview-")
         write_corpus("time_order", perfview_time_order_seeds(traces), prefix="perfview-")
+        write_corpus("etl_stream", files, prefix="perfview-")
+        write_corpus("plain_lz77", streams, prefix="perfview-")
 
 
 if __name__ == "__main__":

@@ -28,9 +28,10 @@ max_len() {
         class_roll_up) echo 64 ;;
         guid_text) echo 256 ;;
         trace_buffer_walk) echo 65536 ;;
-        etl_reader) echo 262144 ;;
+        etl_reader | etl_stream) echo 262144 ;;
         time_order) echo 65600 ;;
         event_header) echo 4096 ;;
+        kernel_headers) echo 1024 ;;
         *) echo 4096 ;;
     esac
 }

@@ -22,8 +22,8 @@
 //! | module | holds | depends on |
 //! |---|---|---|
 //! | [`wire`] | one field mechanism and every fixed layout: the event headers, the records (`EVENT_TRACE`, `EVENT_INSTANCE_INFO`, `MOF_FIELD`), the file structures (`WMI_BUFFER_HEADER`, `TRACE_LOGFILE_HEADER`), codes, GUID, the class roll-up, time, UTF-16; [`CodecError`] | nothing |
-//! | [`write`](mod@write) | [`Provider`], [`Session`] (trace buffers), [`EtlHeader`] (.etl writer); [`TraceError`] with its Win32 code | `wire` |
-//! | [`read`] | [`EtlFile`] (.etl reader), [`plain_lz77`], [`Events`] (the walk over a buffer), [`TraceBuffer`] (`EVENT_TRACE` delivery), [`InstanceTree`]; [`ReadError`] with the buffer and file offset | `wire` |
+//! | [`write`](mod@write) | [`Provider`], [`Session`] (trace buffers), [`EtlHeader`] (.etl writer); [`TraceError`] with its Win32 code; with the `std` feature, `EtlWriter` (streaming .etl writer) | `wire` |
+//! | [`read`] | [`EtlFile`] (.etl reader), [`plain_lz77`], [`Events`] (the walk over a buffer), [`TraceBuffer`] (`EVENT_TRACE` delivery), [`InstanceTree`]; [`ReadError`] with the buffer and file offset; with the `std` feature, `EtlReader` (streaming .etl reader) | `wire` |
 //!
 //! `write` and `read` never use each other. The names most programs need are re-exported here;
 //! the rest are in their layer (`etw_classic::wire::TraceLogfileHeader64`,
@@ -44,6 +44,9 @@
 //! | [`WmiBufferHeader`] | `WMI_BUFFER_HEADER` (start of every trace buffer) | 0x48 |
 //! | [`SystemTraceHeader`] | `SYSTEM_TRACE_HEADER` (`SYSTEM32`/`SYSTEM64` events) | 0x20 |
 //! | [`EventHeader`] | `EVENT_HEADER` (`EVENT_HEADER32`/`EVENT_HEADER64` events), then its extended data items ([`wire::ExtendedItems`]) | 0x50 |
+//! | [`CompactTraceHeader`] | the compact `SYSTEM_TRACE_HEADER` (`COMPACT32`/`COMPACT64` events) | 0x18 |
+//! | [`PerfInfoTraceHeader`] | `PERFINFO_TRACE_HEADER` (`PERFINFO32`/`PERFINFO64` events) | 0x10 |
+//! | [`MessageTraceHeader`] | `MESSAGE_TRACE_HEADER` (WPP `TraceMessage` events) | 8 |
 //! | [`TraceLogfileHeader`] ([`wire::TraceLogfileHeader32`], [`wire::TraceLogfileHeader64`]) | `TRACE_LOGFILE_HEADER` (first event of an .etl file) | 0x110 / 0x118 |
 //!
 //! Each fixed-layout type has the same entry points: `LEN`, `from_bytes(&[u8; LEN])` (any bytes,
@@ -62,6 +65,16 @@
 //!   error that says what was expected, what was found and where. The crate has no `unsafe`
 //!   code.
 //! - **No allocation:** the crate is `#![no_std]` and does not use `alloc`.
+//!
+//! # Features
+//! - `defmt`: `defmt::Format` for every public type.
+//! - `critical-section`: `write::SharedSession`, one [`Session`] shared by thread mode and
+//!   interrupt handlers, each call inside a critical section of the `critical-section` crate.
+//! - `std` (off by default): `read::EtlReader`, which reads an .etl file from any
+//!   `std::io::Read` one buffer at a time (the buffer and one decompression scratch in memory,
+//!   never the whole file), on top of the same `no_std` functions [`EtlFile`] uses; and
+//!   `write::EtlWriter`, which writes trace buffers to any `std::io::Write + Seek` and
+//!   back-patches the logfile header at the end.
 //!
 //! # Example
 //! ```
@@ -93,6 +106,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![no_std]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 #![deny(missing_docs, missing_debug_implementations)]
 #![cfg_attr(
@@ -107,6 +121,9 @@
     )
 )]
 
+#[cfg(feature = "std")]
+extern crate std;
+
 #[macro_use]
 pub mod wire;
 pub mod read;
@@ -116,15 +133,22 @@ pub use read::plain_lz77;
 pub use read::{
     EtlFile, Event, EventKind, Events, InstanceTree, ReadError, ReadErrorKind, TraceBuffer,
 };
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub use read::{EtlReader, EtlReaderError};
 pub use wire::{
-    Bitness, BufferContext, Class, ClockType, CodecError, EventHeader, EventInstanceGuidHeader,
-    EventInstanceHeader, EventInstanceInfo, EventTrace, EventTraceHeader, EventType, Guid,
-    GuidOrPtr, GuidParseError, HeaderType, Layout, Level, MarkerFlags, MofField, SystemTraceHeader,
-    TimesOrFlags, TraceLogfileHeader, WmiBufferHeader, WnodeFlags,
+    Bitness, BufferContext, Class, ClockType, CodecError, CompactTraceHeader, EventHeader,
+    EventInstanceGuidHeader, EventInstanceHeader, EventInstanceInfo, EventTrace, EventTraceHeader,
+    EventType, Guid, GuidOrPtr, GuidParseError, HeaderType, Layout, Level, MarkerFlags,
+    MessageTraceHeader, MofField, PerfInfoTraceHeader, SystemTraceHeader, TimesOrFlags,
+    TraceLogfileHeader, WmiBufferHeader, WnodeFlags,
 };
 pub use write::{
     EtlHeader, EventData, Provider, Session, SteppingContext, TraceContext, TraceError, Traced,
 };
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub use write::{EtlWriter, EtlWriterError};
 
 /// The README's examples, compiled and run as doc tests.
 #[cfg(doctest)]

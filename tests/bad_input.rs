@@ -579,7 +579,7 @@ fn wrong_or_missing_marker_bits() {
 
 #[test]
 fn unknown_header_type() {
-    for header_type in [0x00, 0x0C, 0x30, 0xFF] {
+    for header_type in [0x00, 0x16, 0x30, 0xFF] {
         let full = event(0x30, HeaderType(header_type), 0xC0);
         assert_eq!(
             EventTraceHeader::parse(&full).unwrap_err(),

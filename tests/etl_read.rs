@@ -10,22 +10,14 @@
 use std::collections::BTreeMap;
 
 use etw_classic::{
-    read::BufferPosition, Bitness, ClockType, EtlFile, EventKind, HeaderType, ReadError,
-    ReadErrorKind, WmiBufferHeader,
+    read::{BufferPosition, EtlBuffer},
+    wire::CompressionFormat,
+    Bitness, ClockType, EtlFile, EventKind, HeaderType, ReadError, ReadErrorKind, WmiBufferHeader,
 };
 
 mod common;
 
-/// A PerfView trace (see `common::trace`). Miri runs the test suite on a big-endian target;
-/// megabytes of decompression there take hours, so it reads only the small trace.
-fn trace(name: &str) -> Option<Vec<u8>> {
-    let bytes = common::trace(name)?;
-    if cfg!(miri) && bytes.len() > 100_000 {
-        eprintln!("SKIPPED under Miri: {name} is {} bytes", bytes.len());
-        return None;
-    }
-    Some(bytes)
-}
+use common::trace;
 
 fn expected() -> serde_json::Value {
     let text = std::fs::read_to_string(concat!(
@@ -345,6 +337,96 @@ fn corrupt_compressed_buffers_are_refused() {
     );
     // The intact buffer still reads.
     assert!(buffer.trace_buffer(&mut scratch).is_ok());
+}
+
+#[test]
+fn a_compressed_buffer_whose_state_names_lznt1_or_xpress_huffman_is_refused() {
+    let Some(bytes) = trace("SelfDescribingSingleEvent.etl") else {
+        return;
+    };
+    let file = EtlFile::parse(&bytes).unwrap();
+    let buffer = file.buffers().nth(1).unwrap().unwrap();
+    assert!(buffer.is_compressed());
+    // As stored: State 3, which decodes as Plain LZ77 (COMPRESSION_FORMAT_XPRESS).
+    assert_eq!(buffer.header.state, 3);
+    assert_eq!(buffer.compression_format(), Some(CompressionFormat::XPRESS));
+    let mut scratch = vec![0xA5u8; file.buffer_size()];
+    let events = buffer
+        .trace_buffer(&mut scratch)
+        .unwrap()
+        .event_bytes()
+        .len();
+    assert_eq!(events, buffer.header.offset as usize - 0x48);
+
+    // The same buffer with the low word of State (0x2C) patched; the high word is kept out of
+    // the format.
+    let patched = |state: u32| {
+        let mut copy = buffer.bytes.to_vec();
+        copy[0x2C..0x30].copy_from_slice(&state.to_le_bytes());
+        copy
+    };
+    for (state, format, name) in [
+        (2, CompressionFormat::LZNT1, "LZNT1"),
+        (4, CompressionFormat::XPRESS_HUFF, "XPRESS_HUFF"),
+        (0x0007_0002, CompressionFormat::LZNT1, "LZNT1"),
+    ] {
+        let copy = patched(state);
+        let patched = EtlBuffer::parse(&copy, 1, buffer.file_offset).unwrap();
+        assert_eq!(patched.compression_format(), Some(format));
+        let mut scratch = vec![0xA5u8; file.buffer_size()];
+        let error = patched.trace_buffer(&mut scratch).unwrap_err();
+        assert_eq!(
+            error,
+            ReadError::new(
+                Some(buffer.position()),
+                ReadErrorKind::UnsupportedCompressionFormat { format }
+            )
+        );
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "buffer 1 at file offset {:#x}: buffer compressed with COMPRESSION_FORMAT_{name} \
+                 ({}), which this reader does not decode",
+                buffer.file_offset, format.0
+            )
+        );
+        assert!(std::error::Error::source(&error).is_none());
+        // Nothing was decompressed.
+        assert!(scratch.iter().all(|&byte| byte == 0xA5));
+    }
+
+    // Any other value is decoded as Plain LZ77, as every compressed buffer seen so far needs:
+    // the same events as with State 3.
+    for state in [0, 1, 3, 5, 0xFFFF, 0x0004_0003] {
+        let copy = patched(state);
+        let patched = EtlBuffer::parse(&copy, 1, buffer.file_offset).unwrap();
+        let mut other = vec![0u8; file.buffer_size()];
+        let decoded = patched
+            .trace_buffer(&mut other)
+            .unwrap()
+            .event_bytes()
+            .to_vec();
+        assert_eq!(
+            decoded,
+            scratch_events(&buffer, file.buffer_size()),
+            "State {state:#x}"
+        );
+    }
+
+    // An uncompressed buffer has no compression format, whatever its State.
+    let first = file.buffers().next().unwrap().unwrap();
+    assert!(!first.is_compressed());
+    assert_eq!(first.compression_format(), None);
+}
+
+/// The events of a compressed buffer, decompressed into fresh scratch space.
+fn scratch_events(buffer: &EtlBuffer<'_>, size: usize) -> Vec<u8> {
+    let mut scratch = vec![0u8; size];
+    buffer
+        .trace_buffer(&mut scratch)
+        .unwrap()
+        .event_bytes()
+        .to_vec()
 }
 
 #[test]

@@ -22,16 +22,7 @@ use proptest::prelude::*;
 
 mod common;
 
-/// A PerfView trace (see `common::trace`). Miri runs the test suite on a big-endian target,
-/// where megabytes of decompression take hours: it reads only the small traces.
-fn trace(name: &str) -> Option<Vec<u8>> {
-    let bytes = common::trace(name)?;
-    if cfg!(miri) && bytes.len() > 100_000 {
-        eprintln!("SKIPPED under Miri: {name} is {} bytes", bytes.len());
-        return None;
-    }
-    Some(bytes)
-}
+use common::trace;
 
 /// The five PerfView traces, with their `EVENT_HEADER` events and how many of those have
 /// `EVENT_HEADER_FLAG_EXTENDED_INFO` (EVENT-HEADERS.md §1 and §2: 108,716 and 1,731 in all).

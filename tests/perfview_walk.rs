@@ -74,7 +74,7 @@ fn first_buffer_of_self_describing_single_event() {
     assert_eq!(logfile.marker_flags, MarkerFlags::EVENT_TRACE_HEADER);
     assert_eq!(&logfile.bytes[..4], &0xC002_0002u32.to_le_bytes());
     assert!(
-        matches!(logfile.kind(), EventKind::Other { header_type: HeaderType::SYSTEM64, bytes } if bytes.len() == 0x16C)
+        matches!(logfile.kind(), EventKind::System { header, extra, data } if header.header_type == HeaderType::SYSTEM64 && extra.is_empty() && data.len() == 0x16C - 0x20)
     );
 
     // The events end where the header's `Offset` says, with the end mark there.

@@ -20,6 +20,8 @@ use etw_classic::{
 
 mod common;
 
+use common::trace;
+
 /// The five PerfView traces.
 const TRACES: [&str; 5] = [
     "SelfDescribingSingleEvent.etl",
@@ -28,16 +30,6 @@ const TRACES: [&str; 5] = [
     "net.4.5.2.x86.etl",
     "primitive-types.etl",
 ];
-
-/// A PerfView trace (see `common::trace`); under Miri only the small ones.
-fn trace(name: &str) -> Option<Vec<u8>> {
-    let bytes = common::trace(name)?;
-    if cfg!(miri) && bytes.len() > 100_000 {
-        eprintln!("SKIPPED under Miri: {name} is {} bytes", bytes.len());
-        return None;
-    }
-    Some(bytes)
-}
 
 /// One buffer of a file, its events decompressed into a `Vec` when they were compressed.
 struct Buffer {

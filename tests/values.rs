@@ -52,7 +52,13 @@ fn header_types_imply_bitness_length_and_family() {
             Some(0x48),
             Some(HeaderFamily::SizeFirst),
         ),
-        (HeaderType::TIMED, 0x0C, None, None, None),
+        (
+            HeaderType::TIMED,
+            0x0C,
+            None,
+            None,
+            Some(HeaderFamily::SizeFirst),
+        ),
         (
             HeaderType::ERROR,
             0x0D,
@@ -60,7 +66,13 @@ fn header_types_imply_bitness_length_and_family() {
             None,
             Some(HeaderFamily::SizeFirst),
         ),
-        (HeaderType::WNODE_HEADER, 0x0E, None, None, None),
+        (
+            HeaderType::WNODE_HEADER,
+            0x0E,
+            None,
+            None,
+            Some(HeaderFamily::SizeFirst),
+        ),
         (
             HeaderType::MESSAGE,
             0x0F,

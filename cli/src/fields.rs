@@ -11,13 +11,13 @@ use std::fmt;
 use etw_classic::{
     wire::{
         EventInstanceInfo32, EventInstanceInfo64, ExtendedAndUserData, ExtendedItem,
-        ExtendedPayload, LogInstance, SystemTime, TimeZoneInformation, TraceLogfileHeader32,
-        TraceLogfileHeader64, VersionDetail,
+        ExtendedPayload, ExtraWords, LogInstance, MessageFields, MessageGuid, SystemTime,
+        TimeZoneInformation, TraceLogfileHeader32, TraceLogfileHeader64, VersionDetail,
     },
-    Bitness, BufferContext, Class, ClockType, EventHeader, EventInstanceGuidHeader,
-    EventInstanceHeader, EventInstanceInfo, EventTrace, EventTraceHeader, EventType, Guid,
-    GuidOrPtr, HeaderType, Level, MarkerFlags, MofField, SystemTraceHeader, TimesOrFlags,
-    TraceLogfileHeader, WnodeFlags,
+    Bitness, BufferContext, Class, ClockType, CompactTraceHeader, EventHeader,
+    EventInstanceGuidHeader, EventInstanceHeader, EventInstanceInfo, EventTrace, EventTraceHeader,
+    EventType, Guid, GuidOrPtr, HeaderType, Level, MarkerFlags, MessageTraceHeader, MofField,
+    PerfInfoTraceHeader, SystemTraceHeader, TimesOrFlags, TraceLogfileHeader, WnodeFlags,
 };
 use serde_json::{json, Map, Value};
 
@@ -145,23 +145,91 @@ pub fn decode(layout: CliLayout, bytes: &[u8]) -> Result<Map<String, Value>, Str
     })
 }
 
+/// The members every version-first header (`SystemTraceHeader`, `CompactTraceHeader`,
+/// `PerfInfoTraceHeader`) starts with, under the keys of [`system_header_json`]: the `Marker`
+/// view and its members, the `Header` view and its members, `HookId`'s type and group.
+macro_rules! version_first_json {
+    ($header:expr) => {{
+        let header = $header;
+        object([
+            ("marker", json!(header.marker())),
+            ("version", json!(header.version)),
+            ("header_type", json!(header.header_type.0)),
+            ("flags", json!(header.flags.0)),
+            ("header", json!(header.header())),
+            ("size", json!(header.size)),
+            ("hook_id", json!(header.hook_id)),
+            ("type", json!(header.hook_type())),
+            ("group", json!(header.hook_group())),
+        ])
+    }};
+}
+
 /// `SYSTEM_TRACE_HEADER`: both views of the `Marker` and `Header` unions, and `HookId`'s bytes.
 pub fn system_header_json(header: &SystemTraceHeader) -> Map<String, Value> {
-    object([
-        ("marker", json!(header.marker())),
-        ("version", json!(header.version)),
-        ("header_type", json!(header.header_type.0)),
-        ("flags", json!(header.flags.0)),
-        ("header", json!(header.header())),
-        ("size", json!(header.size)),
-        ("hook_id", json!(header.hook_id)),
-        ("type", json!(header.hook_type())),
-        ("group", json!(header.hook_group())),
+    let mut map = version_first_json!(header);
+    map.extend(object([
         ("thread_id", json!(header.thread_id)),
         ("process_id", json!(header.process_id)),
         ("system_time", json!(header.system_time)),
         ("kernel_time", json!(header.kernel_time)),
         ("user_time", json!(header.user_time)),
+    ]));
+    map
+}
+
+/// The compact system header: the keys of [`system_header_json`] without the CPU times.
+pub fn compact_header_json(header: &CompactTraceHeader) -> Map<String, Value> {
+    let mut map = version_first_json!(header);
+    map.extend(object([
+        ("thread_id", json!(header.thread_id)),
+        ("process_id", json!(header.process_id)),
+        ("system_time", json!(header.system_time)),
+    ]));
+    map
+}
+
+/// `PERFINFO_TRACE_HEADER`: the version-first members and `SystemTime`.
+pub fn perfinfo_header_json(header: &PerfInfoTraceHeader) -> Map<String, Value> {
+    let mut map = version_first_json!(header);
+    map.insert("system_time".into(), json!(header.system_time));
+    map
+}
+
+/// The words a version-first header's `Version` announces: `pebs_index` (`null` when there is
+/// none) and `pmc_counters` (an array, usually empty).
+pub fn extra_words_json(extra: &ExtraWords<'_>) -> Map<String, Value> {
+    let counters: Vec<u64> = extra.pmc_counters().collect();
+    object([
+        ("pebs_index", json!(extra.pebs_index())),
+        ("pmc_counters", json!(counters)),
+    ])
+}
+
+/// `MESSAGE_TRACE_HEADER` and the optional fields its `OptionFlags` announce, each `null` when
+/// absent: `message_guid` for `TRACE_MESSAGE_GUID`, `component_id` for
+/// `TRACE_MESSAGE_COMPONENTID`.
+pub fn message_json(header: &MessageTraceHeader, fields: &MessageFields) -> Map<String, Value> {
+    let (message_guid, component_id) = match fields.message_guid {
+        Some(MessageGuid::Guid(guid)) => (json!(guid.to_string()), Value::Null),
+        Some(MessageGuid::ComponentId(id)) => (Value::Null, json!(id)),
+        None => (Value::Null, Value::Null),
+    };
+    let info = fields.system_info;
+    object([
+        ("marker", json!(header.marker())),
+        ("size", json!(header.size)),
+        ("reserved", json!(header.reserved)),
+        ("version", json!(header.version.0)),
+        ("header", json!(header.header())),
+        ("message_number", json!(header.message_number)),
+        ("option_flags", json!(header.option_flags.0)),
+        ("sequence", json!(fields.sequence)),
+        ("message_guid", message_guid),
+        ("component_id", component_id),
+        ("timestamp", json!(fields.timestamp)),
+        ("thread_id", json!(info.map(|info| info.thread_id))),
+        ("process_id", json!(info.map(|info| info.process_id))),
     ])
 }
 
@@ -353,7 +421,13 @@ pub fn instance_guid_header_json(header: &EventInstanceGuidHeader) -> Map<String
 
 /// Bytes as lowercase hex.
 pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut hex = String::with_capacity(2 * bytes.len());
+    for byte in bytes {
+        hex.push(char::from(DIGITS[usize::from(byte >> 4)]));
+        hex.push(char::from(DIGITS[usize::from(byte & 0x0F)]));
+    }
+    hex
 }
 
 /// An `EVENT_HEADER` event: every header member under its SDK name in snake_case (both views of

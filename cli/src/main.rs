@@ -3,14 +3,17 @@
 //! ```text
 //! etwc decode <LAYOUT> <HEX | @FILE> [--json]
 //! etwc encode <LAYOUT> <JSON | @FILE>
-//! etwc etl <FILE> [--json] [--summary]
+//! etwc etl <FILE> [--json] [--summary] [--order file|time]
+//! etwc assemble <DUMP> -o <OUT.etl> [options]
 //! ```
 //! LAYOUT is one of trace-header, instance-header, instance-guid-header, event-trace32,
 //! event-trace64, instance-info32, instance-info64, mof-field, system-header, logfile-header32,
 //! logfile-header64 (see `fields::CliLayout`).
 
+mod assemble;
 mod etl;
 mod fields;
+mod time_ordered;
 
 use std::process::ExitCode;
 
@@ -65,7 +68,16 @@ enum Command {
         /// Print only the number of buffers, events and events of each kind
         #[arg(long)]
         summary: bool,
+        /// The order of the events: `file` (buffer after buffer as stored, read on every core)
+        /// or `time` (all buffers merged by timestamp, as a real-time consumer receives them;
+        /// reads the file twice and holds one decoded buffer per processor)
+        #[arg(long, value_enum, default_value = "file")]
+        order: etl::Order,
     },
+    /// Write an .etl file from the trace buffers a target dumped (RAM dump, semihosting or RTT
+    /// stream, concatenated buffers): found, ordered by SequenceNumber, given a logfile header
+    #[command(after_long_help = assemble::AFTER_HELP)]
+    Assemble(assemble::Args),
 }
 
 fn main() -> ExitCode {
@@ -101,7 +113,9 @@ fn run(cli: Cli) -> Result<(), String> {
             file,
             json,
             summary,
-        } => etl::run(&file, json, summary),
+            order,
+        } => etl::run(&file, json, summary, order),
+        Command::Assemble(args) => assemble::run(&args),
         Command::Encode { layout, json } => {
             let text = if let Some(path) = json.strip_prefix('@') {
                 std::fs::read_to_string(path)

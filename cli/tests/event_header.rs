@@ -82,6 +82,10 @@ fn the_worked_example_of_primitive_types() {
                     "padding": "0000"
                 }
             ],
+            "processor": 2,
+            // dissect.etl's ETL.get_filetime_for_event of the same timestamp.
+            "filetime": 132_756_731_758_001_567i64,
+            "time": "2021-09-09T14:59:35.8001567Z",
         })
     );
 }
@@ -123,7 +127,7 @@ fn the_text_line_of_an_event_header_event() {
     let output = run(&["etl", path.to_str().unwrap()]);
     assert_eq!(
         output.lines().nth(3).unwrap(),
-        "buffer    1 offset 0x00000 EVENT_HEADER64  size   374  \
+        "buffer    1 offset 0x00000 EVENT_HEADER64  size   374 2021-09-09T14:59:35.8001567Z  \
          d3dd3dd4-aac2-4e2a-8dd4-a8fb61b77615 id 0 version 0 level 5 opcode 0 task 0 keyword 0x0 \
          tid 21768 pid 33984 time 2603617064262 cpu 111/58 items 2"
     );

@@ -195,12 +195,156 @@ fn every_event_of_a_small_trace_as_text() {
     );
     assert_eq!(
         lines[1],
-        "buffer    0 offset 0x00000 SYSTEM64        size   364"
+        // The logfile header event: StartTime 132949636352722435 itself.
+        "buffer    0 offset 0x00000 SYSTEM64        size   364 2022-04-20T21:27:15.2722435Z"
     );
     assert_eq!(
         lines[4],
-        "buffer    1 offset 0x00050 FULL_HEADER64   size   112  \
+        "buffer    1 offset 0x00050 FULL_HEADER64   size   112 2022-04-20T21:27:15.2722435Z  \
          9b79ee91-b5fd-41c0-a243-4248e266e9d0 type 33 level 0 version 0 tid 0 pid 0 time \
          6459791009101 cpu 0/0"
     );
+}
+
+/// The JSON lines of `etl PATH --json` up to the first event of buffer `last + 1`; the run is
+/// stopped there (the whole of a large trace takes long in a debug build).
+fn json_lines_through_buffer(path: &Path, last: u64) -> Vec<Value> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_etwc"))
+        .arg("etl")
+        .arg(path)
+        .arg("--json")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = Vec::new();
+    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
+        let value: Value = serde_json::from_str(&line.unwrap()).unwrap();
+        if value["buffer"].as_u64().is_some_and(|buffer| buffer > last) {
+            break;
+        }
+        lines.push(value);
+    }
+    // The process may already have ended; stopping it is only to save time.
+    let _ = child.kill();
+    child.wait().unwrap();
+    lines
+}
+
+/// Kernel events of `net.4.5.2.x64.etl` as JSON, every header member, against the values
+/// dissect.etl decodes (`tools/kernel-header-vectors/print_kernel_events.py --at
+/// net.4.5.2.x64.etl:5:0x58`): the worked example of EVENT-HEADERS.md §3 (buffer 5, offset
+/// 0x58) and the first events of buffer 1.
+#[test]
+fn kernel_events_as_json() {
+    let Some(path) = trace("net.4.5.2.x64.etl") else {
+        return;
+    };
+    let lines = json_lines_through_buffer(&path, 5);
+    let at = |buffer: u64, offset: u64| {
+        lines[1..]
+            .iter()
+            .find(|event| event["buffer"] == json!(buffer) && event["offset"] == json!(offset))
+            .unwrap_or_else(|| panic!("no event at buffer {buffer} offset {offset:#x}"))
+    };
+
+    // PERFINFO64, version 2, size 170, hook_id 0x1403 (group 0x14, type 3), system_time
+    // 1942912437, 154 bytes of data starting 0000f169f7070000.
+    let worked = at(5, 0x58);
+    let expected = json!({
+        "buffer": 5, "offset": 0x58, "kind": "PERFINFO64",
+        "marker": 0xC011_0002u32, "version": 2, "header_type": 0x11, "flags": 0xC0,
+        "header": 0x1403_00AAu32, "size": 170, "hook_id": 0x1403, "type": 3, "group": 0x14,
+        "system_time": 1_942_912_437i64, "pebs_index": null, "pmc_counters": [],
+        // The buffer's processor; dissect.etl's ETL.get_filetime_for_event of system_time.
+        "processor": 3, "filetime": 132_404_548_206_539_729i64,
+        "time": "2020-07-29T00:07:00.6539729Z",
+    });
+    for (key, value) in expected.as_object().unwrap() {
+        assert_eq!(&worked[key], value, "{key}");
+    }
+    let data = worked["data"].as_str().unwrap();
+    assert_eq!(data.len(), 154 * 2);
+    assert!(data.starts_with("0000f169f7070000"));
+    // Every key is one of those above or `data`: nothing else is printed for a perfinfo event.
+    assert_eq!(
+        worked.as_object().unwrap().len(),
+        expected.as_object().unwrap().len() + 1
+    );
+
+    // Buffer 1: PERFINFO64 at 0 (hook 0x0005, size 52, system_time 1942893712, 36 bytes of
+    // data starting 0f27010002000000), PERFINFO64 at 0x38 (version 4, size 91, hook 0x0303,
+    // system_time 1942893807, 75 bytes starting 00927d2100f8ffff), SYSTEM64 at 0x98 (version 3,
+    // size 104, hook 0x0503, thread_id 0, process_id 0, system_time 1942893827, kernel_time
+    // 12125, user_time 0, 72 bytes of zeros first).
+    for (offset, version, size, hook_id, time, data_len, data_start) in [
+        (
+            0x00,
+            2,
+            52,
+            0x0005,
+            1_942_893_712i64,
+            36,
+            "0f27010002000000",
+        ),
+        (0x38, 4, 91, 0x0303, 1_942_893_807, 75, "00927d2100f8ffff"),
+    ] {
+        let event = at(1, offset);
+        assert_eq!(event["kind"], json!("PERFINFO64"), "{offset:#x}");
+        assert_eq!(
+            [
+                &event["version"],
+                &event["size"],
+                &event["hook_id"],
+                &event["system_time"]
+            ],
+            [&json!(version), &json!(size), &json!(hook_id), &json!(time)],
+            "{offset:#x}"
+        );
+        let data = event["data"].as_str().unwrap();
+        assert_eq!(data.len(), data_len * 2, "{offset:#x}");
+        assert!(data.starts_with(data_start), "{offset:#x}");
+    }
+    let system = at(1, 0x98);
+    let expected = json!({
+        "kind": "SYSTEM64", "version": 3, "flags": 0xC0, "size": 104, "hook_id": 0x0503,
+        "type": 3, "group": 5, "thread_id": 0, "process_id": 0, "system_time": 1_942_893_827i64,
+        "kernel_time": 12125, "user_time": 0, "pebs_index": null, "pmc_counters": [],
+    });
+    for (key, value) in expected.as_object().unwrap() {
+        assert_eq!(&system[key], value, "{key}");
+    }
+    assert_eq!(system["data"].as_str().unwrap().len(), 72 * 2);
+    assert!(system["data"]
+        .as_str()
+        .unwrap()
+        .starts_with("0000000000000000"));
+
+    // Every kernel event through buffer 5 has every member of its header, and data of Size
+    // minus the header (no sample event has extra words).
+    for event in &lines[1..] {
+        let header_len = match event["kind"].as_str().unwrap() {
+            "SYSTEM32" | "SYSTEM64" => 0x20,
+            "PERFINFO64" => 0x10,
+            _ => continue,
+        };
+        for key in [
+            "marker",
+            "version",
+            "header_type",
+            "flags",
+            "header",
+            "hook_id",
+            "type",
+        ] {
+            assert!(event.get(key).is_some(), "{key} missing in {event}");
+        }
+        assert_eq!(
+            event["hook_id"].as_u64().unwrap(),
+            event["group"].as_u64().unwrap() << 8 | event["type"].as_u64().unwrap()
+        );
+        let size = event["size"].as_u64().unwrap();
+        let data = event["data"].as_str().unwrap().len() as u64 / 2;
+        assert_eq!(data, size - header_len, "{event}");
+    }
 }

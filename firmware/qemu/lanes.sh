@@ -2,11 +2,16 @@
 # Runs the boot trace firmware on a Cortex-M0, M3 and M4 (src/bin/boot.rs) and on a big-endian
 # Cortex-R5 (src/bin/boot-r5.rs, BE8) under qemu-system-arm, and checks that each .etl file it
 # writes through semihosting is byte-identical to the one the host build of the same trace
-# writes, and that etwc reads it back with every event.
+# writes, and that etwc reads it back with every event. The firmware also dumps each mode's raw
+# trace buffers (`<mode>.buffers`, a torn copy of the last one at the end): `etwc assemble`
+# must make an .etl file of them that dissect.etl reads with every event, the firmware's own
+# events, and told the header's members, the firmware's file byte for byte
+# (tools/etl-crosscheck/assembled.py).
 #
 # Usage: bash firmware/qemu/lanes.sh   (from anywhere; installs qemu-system-arm, the targets,
-# nightly's rust-src (the R5 target has no prebuilt core) and llvm-tools (llvm-objcopy) when they
-# are missing). Builds go to target/firmware/ at the root of the repository.
+# nightly's rust-src (the R5 target has no prebuilt core), llvm-tools (llvm-objcopy) and
+# dissect.etl when they are missing). Builds go to target/firmware/ at the root of the
+# repository.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -26,6 +31,8 @@ rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly -
 rustup +nightly component list --installed | grep -q '^rust-src' || rustup +nightly component add rust-src
 rustup component list --installed | grep -q '^llvm-tools' || rustup component add llvm-tools
 objcopy=$(ls "$(rustc --print sysroot)"/lib/rustlib/*/bin/llvm-objcopy)
+python3 -c 'import dissect.etl' 2>/dev/null ||
+    python3 -m pip install --quiet --disable-pip-version-check dissect.etl==3.14
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -89,6 +96,17 @@ PY
             continue
         fi
         echo "$target on $board: $file identical to the host's, read back: $summary"
+        dump=${file%.etl}.buffers
+        # Every note and header difference on the first lane, one line on the others.
+        brief=--brief
+        [ "$target" = thumbv7em-none-eabihf ] && brief=
+        if ! python3 tools/etl-crosscheck/assembled.py --etwc "$etwc" $brief "$out/$machine/$dump" \
+            "$out/$machine/$file"; then
+            echo "$target on $board: etwc assemble $dump does not give $file's events" >&2
+            failed=1
+            continue
+        fi
+        echo "$target on $board: etwc assemble $dump: $file's events, read by dissect.etl"
     done <"$out/expected.jsonl"
     echo "$target on $board: built in $((built - started)) ms, ran in $((ran - built)) ms"
 done

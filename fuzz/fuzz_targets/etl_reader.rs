@@ -17,7 +17,8 @@
 //!   otherwise one of the errors the failing step allows; `buffers()` is the same walk as
 //!   `EtlBuffers::new`;
 //! - `EtlBuffer::trace_buffer` of an uncompressed buffer is `model::trace_buffer`; of a
-//!   compressed one, the stream after the header decoded by the rules of [MS-XCA] 2.4.4
+//!   compressed one whose `State` low word is 2 or 4, `UnsupportedCompressionFormat`; of any
+//!   other compressed one, the stream after the header decoded by the rules of [MS-XCA] 2.4.4
 //!   (`model::lz77`) into `Offset - 0x48` bytes: the same events when it fills them exactly,
 //!   `DecompressedLengthMismatch` (with the buffer's file offset) when it decodes to fewer,
 //!   one of the errors the rules allow for a corrupt stream, or `BufferOffsetOutOfRange` when
@@ -31,6 +32,7 @@
 
 use etw_classic::{
     read::{EtlBuffer, EtlBuffers},
+    wire::CompressionFormat,
     Bitness, EtlFile, ReadError, ReadErrorKind, TraceBuffer, TraceLogfileHeader,
 };
 use etw_classic_fuzz::model::{self, le32, BUFFER_HEADER_LEN, MAX_BUFFER_SIZE};
@@ -242,6 +244,20 @@ fn check_trace_buffer<'b>(
                 return None;
             }
         }
+    }
+
+    // The low word of State (u32 @0x2C) as a COMPRESSION_FORMAT_*, as snail reads it: LZNT1 (2)
+    // and XPRESS_HUFF (4) are refused before anything else; any other value is Plain LZ77
+    // (EVENT-HEADERS §8).
+    let format = le32(buffer.bytes, 0x2C) & 0xFFFF;
+    if format == 2 || format == 4 {
+        assert_eq!(
+            result.err(),
+            Some(ReadErrorKind::UnsupportedCompressionFormat {
+                format: CompressionFormat(format as u16),
+            })
+        );
+        return None;
     }
 
     // "SavedOffset @0x04 and Offset @0x30 both equal 0x48 + the decompressed length", and the

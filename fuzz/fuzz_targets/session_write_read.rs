@@ -23,9 +23,9 @@ use std::collections::VecDeque;
 
 use etw_classic::{
     write::{SessionStats, WhenFull},
-    Bitness, Class, EventData, EventInstanceHeader, EventInstanceInfo,
-    EventTraceHeader, EventType, Guid, GuidOrPtr, Level, Provider, Session, SteppingContext,
-    TimesOrFlags, TraceError, Traced, WnodeFlags,
+    Bitness, Class, EventData, EventInstanceHeader, EventInstanceInfo, EventTraceHeader, EventType,
+    Guid, GuidOrPtr, Level, Provider, Session, SteppingContext, TimesOrFlags, TraceError, Traced,
+    WnodeFlags,
 };
 use etw_classic_fuzz::model::{self, header_type, le16, le32, le64, le_i64, BUFFER_HEADER_LEN};
 use libfuzzer_sys::fuzz_target;

@@ -9,9 +9,13 @@ pub mod model;
 
 use etw_classic::{
     read::{DeliveredEvent, InstanceKey, InstanceNode, InstanceTreeFull},
-    wire::{EventHeaderFlags, ExtendedAndUserData, ExtendedItem, ExtendedItems},
-    Bitness, CodecError, Event, EventHeader, EventInstanceGuidHeader, EventKind, EventTrace,
-    EventTraceHeader, Events, Guid, InstanceTree, ReadError, SystemTraceHeader, TraceBuffer,
+    wire::{
+        EventHeaderFlags, ExtendedAndUserData, ExtendedItem, ExtendedItems, ExtraWords,
+        MessageFields, MessageGuid,
+    },
+    Bitness, CodecError, CompactTraceHeader, Event, EventHeader, EventInstanceGuidHeader,
+    EventKind, EventTrace, EventTraceHeader, Events, Guid, InstanceTree, MessageTraceHeader,
+    PerfInfoTraceHeader, ReadError, SystemTraceHeader, TraceBuffer,
 };
 use model::{header_type, le32, WalkedEvent, Wire, BUFFER_HEADER_LEN};
 
@@ -135,14 +139,30 @@ fn check_parse_event<T: PartialEq + core::fmt::Debug>(
 }
 
 /// `Event::kind` of a walked event: `Full` for FULL_HEADER32/64, `Instance` for INSTANCE32/64,
-/// `EventHeader` for EVENT_HEADER32/64 (checked by [`check_event_header_event`]), `Other` with
-/// the raw bytes for every other type; a classic header decoded member by member at
-/// the offsets of its table, its data the event's bytes after the fixed header. `parse_event` of
-/// the event's bytes agrees with the rules ([`Wire::parse_event`]), which accept exactly the
-/// events whose marker flags are 0xC0, as the walk has already checked the type and `Size`. A
-/// SYSTEM event's `SYSTEM_TRACE_HEADER` is checked the same way.
+/// `EventHeader` for EVENT_HEADER32/64 (checked by [`check_event_header_event`]), `System`,
+/// `Compact` and `PerfInfo` for the version-first types, `Message` for a message, `Opaque` for
+/// TIMED, ERROR and WNODE_HEADER, `Malformed` exactly when the model finds the announced extra
+/// words or message fields beyond `Size`; a walked event is never `Other`, as every type the walk
+/// accepts is typed. A header is decoded member by member at the offsets of its table, its data
+/// the event's bytes after the fixed header (and after the extra words or fields the model
+/// reads). `parse_event` of the event's bytes agrees with the rules ([`Wire::parse_event`]),
+/// which accept exactly the events whose marker flags are 0xC0, as the walk has already checked
+/// the type and `Size`.
 pub fn check_kind(event: &Event<'_>) {
     let bytes = event.bytes;
+    let expected_malformed = expected_malformed(event);
+    if let Some(expected) = expected_malformed {
+        assert_eq!(
+            event.kind(),
+            EventKind::Malformed {
+                header_type: event.header_type,
+                bytes,
+                error: expected
+            },
+            "the model finds the announced fields beyond Size"
+        );
+        return;
+    }
     match event.kind() {
         EventKind::Full { header, data } => {
             assert!(is_full(event.header_type.0), "Full kind for {event:?}");
@@ -185,30 +205,102 @@ pub fn check_kind(event: &Event<'_>) {
                     .map(|(header, body, rest)| (header, body.bytes, rest)),
             );
         }
-        EventKind::Other {
+        EventKind::System {
+            header,
+            extra,
+            data,
+        } => {
+            model::check_system_trace_header(&header, bytes);
+            check_version_first(Wire::System, event, extra, data);
+            check_parse_event(
+                Wire::System,
+                bytes,
+                &header,
+                SystemTraceHeader::parse_event(bytes),
+            );
+        }
+        EventKind::Compact {
+            header,
+            extra,
+            data,
+        } => {
+            model::check_compact_header(&header, bytes);
+            check_version_first(Wire::Compact, event, extra, data);
+            check_parse_event(
+                Wire::Compact,
+                bytes,
+                &header,
+                CompactTraceHeader::parse_event(bytes),
+            );
+        }
+        EventKind::PerfInfo {
+            header,
+            extra,
+            data,
+        } => {
+            model::check_perfinfo_header(&header, bytes);
+            check_version_first(Wire::PerfInfo, event, extra, data);
+            check_parse_event(
+                Wire::PerfInfo,
+                bytes,
+                &header,
+                PerfInfoTraceHeader::parse_event(bytes),
+            );
+        }
+        EventKind::Message {
+            header,
+            fields,
+            args,
+        } => {
+            assert_eq!(
+                event.header_type.0,
+                header_type::MESSAGE,
+                "Message kind for {event:?}"
+            );
+            model::check_message_header(&header, bytes);
+            let (expected, len) = model::message_fields(header.option_flags.0, &bytes[8..])
+                .expect("checked by expected_malformed");
+            check_message_fields(&fields, &expected);
+            assert_eq!(
+                args.as_ptr(),
+                bytes[8 + len..].as_ptr(),
+                "where the arguments start"
+            );
+            assert_eq!(
+                args.len(),
+                bytes.len() - 8 - len,
+                "the arguments run to Size"
+            );
+            // `parse_event` makes the message rules' checks, which a walked event meets unless
+            // its byte 3 lacks 0x90: the walk also takes a stored header type 0x0F as a
+            // message, as `kind` does (the choice follows the header type alone).
+            match (
+                MessageTraceHeader::parse_event(bytes),
+                model::message_parse(bytes),
+            ) {
+                (Ok((parsed, data, rest)), Ok(_)) => {
+                    assert_eq!((parsed, data, rest.len()), (header, &bytes[8..], 0));
+                }
+                (Err(error), Err(expected)) => assert_eq!(error, expected, "parse_event"),
+                (found, expected) => panic!("parse_event gave {found:?}, rules {expected:?}"),
+            }
+        }
+        EventKind::Opaque {
             header_type: kind_type,
             bytes: kind_bytes,
         } => {
-            assert!(!is_classic(event.header_type.0), "Other kind for {event:?}");
+            let opaque = [
+                header_type::TIMED,
+                header_type::ERROR,
+                header_type::WNODE_HEADER,
+            ];
             assert!(
-                !is_event_header(event.header_type.0),
-                "Other kind for {event:?}"
+                opaque.contains(&event.header_type.0),
+                "Opaque kind for {event:?}"
             );
-            assert_eq!(kind_type, event.header_type);
-            assert_eq!(kind_bytes, bytes);
-            let system = [header_type::SYSTEM32, header_type::SYSTEM64];
-            if system.contains(&event.header_type.0) {
-                let prefix = bytes.first_chunk::<0x20>().expect("the walk checked Size");
-                let header = SystemTraceHeader::from_bytes(prefix);
-                model::check_system_trace_header(&header, bytes);
-                check_parse_event(
-                    Wire::System,
-                    bytes,
-                    &header,
-                    SystemTraceHeader::parse_event(bytes),
-                );
-            }
+            assert_eq!((kind_type, kind_bytes), (event.header_type, bytes));
         }
+        EventKind::Other { .. } => panic!("a walked event came back as Other: {event:?}"),
         other => panic!("a kind the rules do not name: {other:?}"),
     }
 }
@@ -333,6 +425,74 @@ pub fn check_items(flags: EventHeaderFlags, body: &[u8]) {
                 .starts_with("EVENT_HEADER_EXTENDED_DATA_ITEM"));
         }
     }
+}
+
+/// The version-first header type of a walked event, if it is one.
+fn version_first_wire(header_type: u8) -> Option<Wire> {
+    use header_type::*;
+    match header_type {
+        SYSTEM32 | SYSTEM64 => Some(Wire::System),
+        COMPACT32 | COMPACT64 => Some(Wire::Compact),
+        PERFINFO32 | PERFINFO64 => Some(Wire::PerfInfo),
+        _ => None,
+    }
+}
+
+/// The error the model finds in a walked event whose header announces more than its `Size`
+/// holds: extra words after a version-first header, fields after a message header.
+fn expected_malformed(event: &Event<'_>) -> Option<CodecError> {
+    let bytes = event.bytes;
+    if let Some(wire) = version_first_wire(event.header_type.0) {
+        let version = model::le16(bytes, 0);
+        return model::extra_words(wire.layout(), version, &bytes[wire.header_len()..]).err();
+    }
+    if event.header_type.0 == header_type::MESSAGE {
+        return model::message_fields(model::le16(bytes, 6), &bytes[8..]).err();
+    }
+    None
+}
+
+/// A version-first event's extra words and data against [`model::extra_words`]: the PEBS index
+/// and counters the model reads, the words' bytes right after the fixed header, the data right
+/// after them up to `Size`.
+fn check_version_first(wire: Wire, event: &Event<'_>, extra: ExtraWords<'_>, data: &[u8]) {
+    assert_eq!(
+        version_first_wire(event.header_type.0),
+        Some(wire),
+        "{wire:?} kind for {event:?}"
+    );
+    let bytes = event.bytes;
+    let body = &bytes[wire.header_len()..];
+    let (pebs, counters, len) =
+        model::extra_words(wire.layout(), model::le16(bytes, 0), body).expect("checked");
+    assert_eq!(extra.pebs_index(), pebs, "PEBS index");
+    assert_eq!(
+        extra.pmc_counters().collect::<Vec<_>>(),
+        counters,
+        "PMC counters"
+    );
+    assert_eq!(extra.as_bytes(), &body[..len], "the words' bytes");
+    assert_eq!(data.as_ptr(), body[len..].as_ptr(), "where the data starts");
+    assert_eq!(data.len(), body.len() - len, "the data runs to Size");
+}
+
+/// The library's message fields against the model's.
+pub fn check_message_fields(fields: &MessageFields, expected: &model::ModelFields) {
+    let (guid, component_id) = match fields.message_guid {
+        Some(MessageGuid::Guid(guid)) => (Some(guid), None),
+        Some(MessageGuid::ComponentId(id)) => (None, Some(id)),
+        None => (None, None),
+    };
+    let found = model::ModelFields {
+        sequence: fields.sequence,
+        guid,
+        component_id,
+        timestamp: fields.timestamp,
+        thread_and_process: fields
+            .system_info
+            .map(|info| (info.thread_id, info.process_id)),
+    };
+    assert_eq!(&found, expected, "the message's optional fields");
 }
 
 /// The `EVENT_TRACE` a consumer of `bitness` must be delivered for a classic event, as bytes

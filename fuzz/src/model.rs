@@ -26,9 +26,10 @@ use etw_classic::{
         BufferFlags, EventInstanceInfo32, EventInstanceInfo64, EventTrace32, EventTrace64,
         SystemTime, TimeZoneInformation, TraceLogfileHeader32, TraceLogfileHeader64,
     },
-    Bitness, Class, CodecError, EventHeader, EventInstanceGuidHeader, EventInstanceHeader,
-    EventTraceHeader, Guid, GuidOrPtr, HeaderType, Layout, MarkerFlags, MofField, ReadError,
-    ReadErrorKind, SystemTraceHeader, TimesOrFlags, WmiBufferHeader,
+    Bitness, Class, CodecError, CompactTraceHeader, EventHeader, EventInstanceGuidHeader,
+    EventInstanceHeader, EventTraceHeader, Guid, GuidOrPtr, HeaderType, Layout, MarkerFlags,
+    MessageTraceHeader, MofField, PerfInfoTraceHeader, ReadError, ReadErrorKind, SystemTraceHeader,
+    TimesOrFlags, WmiBufferHeader,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -148,8 +149,9 @@ pub fn align(x: usize) -> usize {
 
 /// Where `Size` is and how long the fixed header is, for a header type (LAYOUTS §The first four
 /// bytes, the table): "version first" headers hold `Size` as a `u16` at 4, "size first" ones at
-/// 0; TIMED and WNODE_HEADER are "not used" and, like any value missing from the table, have no
-/// known framing.
+/// 0. TIMED, ERROR and WNODE_HEADER have no public layout: "A decoder should surface all three
+/// as 'known type, opaque body of `Size` bytes' (size-first framing)" (EVENT-HEADERS §5). Any
+/// value missing from the table has no known framing.
 pub struct Framing {
     /// Offset of the `u16` `Size`.
     pub size_at: usize,
@@ -168,7 +170,7 @@ pub fn framing(header_type: u8) -> Option<Framing> {
         INSTANCE32 | INSTANCE64 => (0, Some(0x48)),
         EVENT_HEADER32 | EVENT_HEADER64 => (0, Some(0x50)),
         MESSAGE => (0, Some(0x08)),
-        ERROR => (0, None),
+        TIMED | ERROR | WNODE_HEADER => (0, None),
         _ => return None,
     };
     Some(Framing { size_at, fixed_len })
@@ -297,6 +299,12 @@ pub enum Wire {
     /// `EVENT_HEADER`: `EVENT_HEADER32`/`EVENT_HEADER64`, `Size` at 0, 0x50 bytes (EVENT-HEADERS
     /// §1: marker 0xC0 in byte 3).
     EventHeader,
+    /// The compact system header: `COMPACT32`/`COMPACT64`, `Size` at 4, 0x18 bytes
+    /// (EVENT-HEADERS §3).
+    Compact,
+    /// `PERFINFO_TRACE_HEADER`: `PERFINFO32`/`PERFINFO64`, `Size` at 4, 0x10 bytes
+    /// (EVENT-HEADERS §3).
+    PerfInfo,
 }
 
 impl Wire {
@@ -307,6 +315,8 @@ impl Wire {
             Self::Instance => Layout::EventInstanceGuidHeader,
             Self::System => Layout::SystemTraceHeader,
             Self::EventHeader => Layout::EventHeader,
+            Self::Compact => Layout::CompactTraceHeader,
+            Self::PerfInfo => Layout::PerfInfoTraceHeader,
         }
     }
 
@@ -318,6 +328,8 @@ impl Wire {
             Self::Instance => [INSTANCE32, INSTANCE64],
             Self::System => [SYSTEM32, SYSTEM64],
             Self::EventHeader => [EVENT_HEADER32, EVENT_HEADER64],
+            Self::Compact => [COMPACT32, COMPACT64],
+            Self::PerfInfo => [PERFINFO32, PERFINFO64],
         }
     }
 
@@ -328,13 +340,15 @@ impl Wire {
             Self::Instance => 0x48,
             Self::System => 0x20,
             Self::EventHeader => 0x50,
+            Self::Compact => 0x18,
+            Self::PerfInfo => 0x10,
         }
     }
 
     /// Where `Size` is.
     pub fn size_at(self) -> usize {
         match self {
-            Self::System => 4,
+            Self::System | Self::Compact | Self::PerfInfo => 4,
             Self::Full | Self::Instance | Self::EventHeader => 0,
         }
     }
@@ -848,6 +862,183 @@ fn provider_traits_fit(data: &[u8]) -> bool {
         at += trait_size;
     }
     true
+}
+
+/// The eight bytes every version-first header starts with: "Version u16 @0, HeaderType u8 @2,
+/// Flags (MarkerFlags, 0xC0) u8 @3, then WMI_TRACE_PACKET {Size u16 @4, HookId u16 @6 = Type u8
+/// @6 | Group u8 @7}" (EVENT-HEADERS §3), and the two `u32` views of them.
+macro_rules! check_version_first_prefix {
+    ($h:expr, $b:expr) => {{
+        let (h, b) = ($h, $b);
+        assert_eq!(h.version, le16(b, 0x00), "Version");
+        assert_eq!(h.header_type.0, b[0x02], "HeaderType");
+        assert_eq!(h.flags.0, b[0x03], "Flags");
+        assert_eq!(h.size, le16(b, 0x04), "Size");
+        assert_eq!(h.hook_id, le16(b, 0x06), "HookId");
+        assert_eq!(h.marker(), le32(b, 0x00), "Marker view");
+        assert_eq!(h.header(), le32(b, 0x04), "Header view");
+        assert_eq!((h.hook_type(), h.hook_group()), (b[6], b[7]), "Type, Group");
+        assert_eq!(
+            (h.hook().event_type().0, h.hook().group().0),
+            (b[6], b[7]),
+            "HookId"
+        );
+    }};
+}
+
+/// The compact system header, 0x18 bytes: the version-first prefix, then "ThreadId u32 @8,
+/// ProcessId u32 @0xC, SystemTime i64 @0x10" (EVENT-HEADERS §3, the COMPACT row).
+pub fn check_compact_header(h: &CompactTraceHeader, b: &[u8]) {
+    check_version_first_prefix!(h, b);
+    assert_eq!(h.thread_id, le32(b, 0x08), "ThreadId");
+    assert_eq!(h.process_id, le32(b, 0x0C), "ProcessId");
+    assert_eq!(h.system_time, le_i64(b, 0x10), "SystemTime");
+}
+
+/// `PERFINFO_TRACE_HEADER`, 0x10 bytes: the version-first prefix, then "SystemTime i64" @8
+/// (EVENT-HEADERS §3, the PERFINFO row).
+pub fn check_perfinfo_header(h: &PerfInfoTraceHeader, b: &[u8]) {
+    check_version_first_prefix!(h, b);
+    assert_eq!(h.system_time, le_i64(b, 0x08), "SystemTime");
+}
+
+/// `MESSAGE_TRACE_HEADER`, 8 bytes: "Size u16 @0, Reserved u8 @2, Version u8 @3,
+/// MessageNumber u16 @4, OptionFlags u16 @6" (EVENT-HEADERS §4).
+pub fn check_message_header(h: &MessageTraceHeader, b: &[u8]) {
+    assert_eq!(h.size, le16(b, 0), "Size");
+    assert_eq!(h.reserved, b[2], "Reserved");
+    assert_eq!(h.version.0, b[3], "Version");
+    assert_eq!(h.message_number, le16(b, 4), "MessageNumber");
+    assert_eq!(h.option_flags.0, le16(b, 6), "OptionFlags");
+    assert_eq!(h.marker(), le32(b, 0), "Marker view");
+    assert_eq!(h.header(), le32(b, 4), "Header view");
+}
+
+/// What `MessageTraceHeader::parse` of `input` must give: `Ok(8)`, or the one error the rules
+/// give: too few bytes, then byte 3 without 0x90 ("dissect and airbus recognize the message
+/// header by byte 3 == 0x90"; the walk by `TRACE_HEADER_FLAG` and `TRACE_MESSAGE`, documented:
+/// both bits), then a `Size` under 8 (EVENT-HEADERS §4: Size "whole event incl. header").
+pub fn message_parse(input: &[u8]) -> Result<usize, CodecError> {
+    let layout = Layout::MessageTraceHeader;
+    if input.len() < 8 {
+        return Err(CodecError::Truncated {
+            layout,
+            needed: 8,
+            found: input.len(),
+        });
+    }
+    if input[3] & 0x90 != 0x90 {
+        return Err(CodecError::NotAMessageHeader {
+            layout,
+            found: MarkerFlags(input[3]),
+        });
+    }
+    let size = le16(input, 0);
+    if size < 8 {
+        return Err(CodecError::SizeBelowHeader {
+            layout,
+            header_len: 8,
+            size,
+        });
+    }
+    Ok(8)
+}
+
+/// The extra words after a version-first header whose `Version` is `version`, from `body` (the
+/// bytes after the fixed header up to `Size`): "0x8000 TRACE_HEADER_PEBS_INDEX_FLAG: one u64
+/// PEBS index follows the fixed header; 0x0700 (shift 8) TRACE_HEADER_PMC_COUNTERS_MASK: that
+/// many (0..7) u64 PMC counter values follow"; "PEBS u64 first (if flagged), then the PMC u64s.
+/// The event data starts at fixed size + 8·(PEBS) + 8·count, and Size still covers everything"
+/// (EVENT-HEADERS §3). Read after all three version-first headers (documented: dissect.etl's
+/// reading). Returns the PEBS index, the counters and the length of the words, or the error for
+/// words that do not fit.
+pub fn extra_words(
+    layout: Layout,
+    version: u16,
+    body: &[u8],
+) -> Result<(Option<u64>, Vec<u64>, usize), CodecError> {
+    let pebs = version & 0x8000 != 0;
+    let count = usize::from((version & 0x0700) >> 8);
+    let len = 8 * (usize::from(pebs) + count);
+    if len > body.len() {
+        return Err(CodecError::AnnouncedBeyondSize {
+            layout,
+            member: "Version",
+            needed: len,
+            available: body.len(),
+        });
+    }
+    let first_counter = if pebs { 8 } else { 0 };
+    let counters = (0..count)
+        .map(|i| le64(body, first_counter + 8 * i))
+        .collect();
+    Ok((pebs.then(|| le64(body, 0)), counters, len))
+}
+
+/// The optional fields of a message, as the model reads them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ModelFields {
+    pub sequence: Option<u32>,
+    pub guid: Option<Guid>,
+    pub component_id: Option<u32>,
+    pub timestamp: Option<i64>,
+    pub thread_and_process: Option<(u32, u32)>,
+}
+
+/// The optional fields after a message header with `OptionFlags` `flags`, from `data` (the
+/// bytes after the header up to `Size`), "in this fixed order and appear only when their flag
+/// is set": SEQUENCE 0x01 u32, GUID 0x02 16 bytes or COMPONENTID 0x04 u32 ("exclusive with
+/// GUID"; when both are set the component id, documented from the Windows Research Kernel's
+/// writer), TIMESTAMP 0x08 i64, SYSTEMINFO 0x20 "ThreadId then ProcessId, u32 + u32"; "No
+/// padding between fields" (EVENT-HEADERS §4). Returns the fields and their length, or the
+/// error for fields that do not fit.
+pub fn message_fields(flags: u16, data: &[u8]) -> Result<(ModelFields, usize), CodecError> {
+    let mut len = 0;
+    let mut fields = ModelFields::default();
+    let mut read = |n: usize| {
+        let at = len;
+        len += n;
+        (len <= data.len()).then_some(at)
+    };
+    let mut fits = true;
+    if flags & 0x01 != 0 {
+        match read(4) {
+            Some(at) => fields.sequence = Some(le32(data, at)),
+            None => fits = false,
+        }
+    }
+    if flags & 0x04 != 0 {
+        match read(4) {
+            Some(at) => fields.component_id = Some(le32(data, at)),
+            None => fits = false,
+        }
+    } else if flags & 0x02 != 0 {
+        match read(16) {
+            Some(at) => fields.guid = Some(guid(data, at)),
+            None => fits = false,
+        }
+    }
+    if flags & 0x08 != 0 {
+        match read(8) {
+            Some(at) => fields.timestamp = Some(le_i64(data, at)),
+            None => fits = false,
+        }
+    }
+    if flags & 0x20 != 0 {
+        match read(8) {
+            Some(at) => fields.thread_and_process = Some((le32(data, at), le32(data, at + 4))),
+            None => fits = false,
+        }
+    }
+    if !fits {
+        return Err(CodecError::AnnouncedBeyondSize {
+            layout: Layout::MessageTraceHeader,
+            member: "OptionFlags",
+            needed: len,
+            available: data.len(),
+        });
+    }
+    Ok((fields, len))
 }
 
 /// `SYSTEMTIME`: eight `WORD`s, wYear, wMonth, wDayOfWeek, wDay, wHour, wMinute, wSecond,

@@ -2,7 +2,7 @@
 //! buffer) and what, with the codec or decompression error under it as its
 //! [`source`](core::error::Error::source).
 
-use crate::wire::codes::HeaderType;
+use crate::wire::codes::{CompressionFormat, HeaderType};
 use crate::wire::error::CodecError;
 use crate::wire::file::trace_logfile_header::ClockType;
 use crate::wire::file::wmi_buffer_header::BufferFlags;
@@ -98,6 +98,26 @@ pub enum ReadErrorKind {
         /// The largest size allowed: the bytes left in the file.
         max: usize,
     },
+    /// A buffer's `BufferSize` is smaller than its header or larger than
+    /// [`MAX_BUFFER_SIZE`](crate::read::MAX_BUFFER_SIZE): the check of a reader that reads one
+    /// buffer at a time, before it reads (or makes room for) the rest of the buffer.
+    BufferSizeBeyondLimits {
+        /// The `BufferSize` found.
+        buffer_size: u32,
+        /// The smallest size allowed: the buffer header.
+        min: usize,
+        /// The largest size allowed: [`MAX_BUFFER_SIZE`](crate::read::MAX_BUFFER_SIZE).
+        max: usize,
+    },
+    /// The file ends, at a buffer boundary, after fewer buffers than the logfile header's
+    /// `BuffersWritten` counts (a file cut short between two buffers). The error names where
+    /// the next buffer should have started.
+    FileEndsBeforeBuffersWritten {
+        /// The buffers the file holds, the header buffer included.
+        buffers: usize,
+        /// The logfile header's `BuffersWritten`.
+        buffers_written: u32,
+    },
     /// The first buffer has no event where the logfile header should be.
     MissingLogfileHeader,
     /// The logfile header's `BufferSize` is smaller than a buffer header or larger than
@@ -127,6 +147,13 @@ pub enum ReadErrorKind {
         /// The largest `Offset` allowed.
         max: usize,
     },
+    /// A compressed buffer whose `State` names a compression format this reader does not
+    /// decode: `COMPRESSION_FORMAT_LZNT1` (2) or `COMPRESSION_FORMAT_XPRESS_HUFF` (4) (see
+    /// [`EtlBuffer::compression_format`](crate::read::EtlBuffer::compression_format)).
+    UnsupportedCompressionFormat {
+        /// The low 16 bits of the buffer header's `State`.
+        format: CompressionFormat,
+    },
     /// The compressed events of the buffer are not a valid Plain LZ77 stream.
     Decompress(Lz77Error),
     /// A compressed buffer's events decompress to another length than its `Offset` says.
@@ -144,8 +171,8 @@ pub enum ReadErrorKind {
         /// The `u32` found there (little-endian).
         found: u32,
     },
-    /// An event's `HeaderType` is one whose layout (where `Size` sits) is not known: `TIMED`,
-    /// `WNODE_HEADER` or a value ntwmi.h does not name.
+    /// An event's `HeaderType` is one whose layout (where `Size` sits) is not known: a value
+    /// ntwmi.h does not name (`TIMED`, `ERROR` and `WNODE_HEADER` are framed size first).
     UnknownEventHeaderType {
         /// Where the event starts.
         offset: usize,
@@ -232,6 +259,23 @@ impl core::fmt::Display for ReadErrorKind {
                 "WMI_BUFFER_HEADER.BufferSize: expected between {min:#x} and the {max:#x} bytes \
                  left in the file, found {buffer_size:#x}"
             ),
+            Self::BufferSizeBeyondLimits {
+                buffer_size,
+                min,
+                max,
+            } => write!(
+                f,
+                "WMI_BUFFER_HEADER.BufferSize: expected between {min:#x} and {max:#x} \
+                 (MAX_BUFFER_SIZE), found {buffer_size:#x}"
+            ),
+            Self::FileEndsBeforeBuffersWritten {
+                buffers,
+                buffers_written,
+            } => write!(
+                f,
+                "expected the {buffers_written} buffers the logfile header's BuffersWritten \
+                 counts, found the end of the file after {buffers}"
+            ),
             Self::MissingLogfileHeader => f.write_str(
                 "expected the logfile header event at the start of the first buffer, found no event",
             ),
@@ -254,6 +298,14 @@ impl core::fmt::Display for ReadErrorKind {
                 f,
                 "WMI_BUFFER_HEADER.Offset: expected between {min:#x} and {max:#x}, found {offset:#x}"
             ),
+            Self::UnsupportedCompressionFormat { format } => {
+                f.write_str("buffer compressed with ")?;
+                match format.name() {
+                    Some(name) => write!(f, "COMPRESSION_FORMAT_{name} ({})", format.0)?,
+                    None => write!(f, "compression format {}", format.0)?,
+                }
+                f.write_str(", which this reader does not decode")
+            }
             Self::Decompress(error) => write!(f, "compressed events: {error}"),
             Self::DecompressedLengthMismatch { expected, found } => write!(
                 f,

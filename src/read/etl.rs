@@ -6,6 +6,7 @@ use core::iter::FusedIterator;
 
 use crate::read::error::{BufferPosition, ReadError, ReadErrorKind};
 use crate::read::trace_buffer::TraceBuffer;
+use crate::wire::codes::CompressionFormat;
 use crate::wire::error::CodecError;
 use crate::wire::file::trace_logfile_header::{LogfileNames, TraceLogfileHeader};
 use crate::wire::file::wmi_buffer_header::WmiBufferHeader;
@@ -235,6 +236,49 @@ impl<'a> EtlBuffer<'a> {
         self.header.is_compressed()
     }
 
+    /// For a compressed buffer, the compression format its header may name: the low 16 bits of
+    /// `State` (offset 0x2C) read as a `COMPRESSION_FORMAT_*` code; `None` for a buffer that is
+    /// not compressed.
+    ///
+    /// [`trace_buffer`](Self::trace_buffer) reports [`CompressionFormat::LZNT1`] (2) and
+    /// [`CompressionFormat::XPRESS_HUFF`] (4) as
+    /// [`ReadErrorKind::UnsupportedCompressionFormat`], and decodes every other value as
+    /// [`CompressionFormat::XPRESS`] (MS-XCA Plain LZ77), for the reasons below.
+    ///
+    /// # What is known about that word
+    ///
+    /// No public source documents where a buffer's compression format is recorded:
+    /// - snail (`snail/etl/etl_file.cpp`, "The compression format is hidden in the state of the
+    ///   first buffer") takes `State & 0xFFFF` of the file's first buffer as the format of the
+    ///   whole file when the logfile header's `LogFileMode` has `EVENT_TRACE_COMPRESSED_MODE`
+    ///   (0x04000000), decodes `COMPRESSION_FORMAT_XPRESS` (3) and rejects LZNT1 and
+    ///   XPRESS_HUFF as not implemented. ntwmi.h's annotation of the field at 0x2C mentions
+    ///   compression as well.
+    /// - But the field is the buffer's `ETW_BUFFER_STATE` (ntwmi.h: `EtwBufferStateFree` 0,
+    ///   `GeneralLogging` 1, `CSwitch` 2, `Flush` 3; the symbols of later kernels add
+    ///   `PendingCompression` 4, `Compressed` 5 and `Placeholder` 6, and overlay the field with
+    ///   a `ULONG Flags`; snail's own `parser/buffer.hpp` lists the same values). So 3 cannot be
+    ///   told apart from "flushed", nor 4 from "pending compression".
+    /// - In the real traces this crate is tested with, every buffer has `State` 3, the
+    ///   uncompressed ones and those of uncompressed files included, and every one of the 636
+    ///   compressed buffers is Plain LZ77 (checked against dissect.util's decompressor).
+    ///   dissect.etl ignores `State` and decodes every compressed buffer as Plain LZ77.
+    /// - The one public claim of another format is a 2017 blog post ("Compressing ETL (ETW
+    ///   output) files", peteronprogramming.wordpress.com), which says that xperf compresses
+    ///   traces with `RtlCompressBuffer` and `COMPRESSION_FORMAT_LZNT1`; it shows no bytes, and
+    ///   no public trace, reader or writer was found with an LZNT1 or XPRESS-Huffman buffer.
+    ///
+    /// Hence: a 2 or a 4 is taken at snail's word and reported rather than decoded as a corrupt
+    /// Plain LZ77 stream, while any other value, 3 included, is decoded as Plain LZ77, which is
+    /// what every compressed buffer seen so far needs.
+    pub fn compression_format(&self) -> Option<CompressionFormat> {
+        if !self.is_compressed() {
+            return None;
+        }
+        let [low, high, _, _] = self.header.state.to_le_bytes();
+        Some(CompressionFormat(u16::from_le_bytes([low, high])))
+    }
+
     /// Where the buffer lies in the file.
     pub const fn position(&self) -> BufferPosition {
         BufferPosition {
@@ -261,7 +305,10 @@ impl<'a> EtlBuffer<'a> {
     ///
     /// # Errors
     /// A [`ReadError`] naming this buffer. For an uncompressed buffer, those of
-    /// [`TraceBuffer::parse`]. For a compressed one: [`ReadErrorKind::BufferOffsetOutOfRange`]
+    /// [`TraceBuffer::parse`]. For a compressed one:
+    /// [`ReadErrorKind::UnsupportedCompressionFormat`] when its `State` names LZNT1 or
+    /// XPRESS_HUFF ([`compression_format`](Self::compression_format));
+    /// [`ReadErrorKind::BufferOffsetOutOfRange`]
     /// when `Offset` is below 0x48 or says the events decompress to more than `scratch` holds
     /// (a corrupt `Offset`, reported before any decompression);
     /// [`ReadErrorKind::Decompress`] for a corrupt stream;
@@ -273,8 +320,14 @@ impl<'a> EtlBuffer<'a> {
     {
         let position = self.position();
         let at = |kind: ReadErrorKind| ReadError::new(Some(position), kind);
-        if !self.is_compressed() {
+        let Some(format) = self.compression_format() else {
             return self.in_place();
+        };
+        if matches!(
+            format,
+            CompressionFormat::LZNT1 | CompressionFormat::XPRESS_HUFF
+        ) {
+            return Err(at(ReadErrorKind::UnsupportedCompressionFormat { format }));
         }
         // A slice holds at most `isize::MAX` bytes, so the sum fits a `usize`.
         #[allow(clippy::arithmetic_side_effects)]
@@ -314,6 +367,43 @@ impl<'a> EtlBuffer<'a> {
 mod tests {
     use super::*;
     use crate::wire::file::wmi_buffer_header::BufferFlags;
+
+    #[test]
+    fn a_compression_format_this_reader_does_not_decode_is_named() {
+        extern crate std;
+        use std::string::ToString;
+        let header = WmiBufferHeader {
+            buffer_flag: BufferFlags::COMPRESSED,
+            state: 0x0001_0004,
+            offset: 0x48,
+            ..WmiBufferHeader::default()
+        };
+        let bytes = header.to_bytes();
+        let buffer = EtlBuffer {
+            index: 2,
+            file_offset: 0x2000,
+            header,
+            bytes: &bytes,
+        };
+        assert_eq!(
+            buffer.compression_format(),
+            Some(CompressionFormat::XPRESS_HUFF)
+        );
+        let error = buffer.trace_buffer(&mut [0u8; 16]).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "buffer 2 at file offset 0x2000: buffer compressed with \
+             COMPRESSION_FORMAT_XPRESS_HUFF (4), which this reader does not decode"
+        );
+        // A value without a name (only a hand-built error holds one).
+        let unnamed = ReadErrorKind::UnsupportedCompressionFormat {
+            format: CompressionFormat(9),
+        };
+        assert_eq!(
+            unnamed.to_string(),
+            "buffer compressed with compression format 9, which this reader does not decode"
+        );
+    }
 
     #[test]
     fn a_hand_built_compressed_buffer_shorter_than_its_header_is_an_error() {

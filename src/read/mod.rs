@@ -7,6 +7,8 @@
 pub(crate) mod clock;
 pub(crate) mod error;
 pub(crate) mod etl;
+#[cfg(feature = "std")]
+pub(crate) mod etl_reader;
 pub(crate) mod events;
 pub(crate) mod instance_tree;
 pub mod plain_lz77;
@@ -17,6 +19,9 @@ pub use clock::TraceClock;
 pub use error::ClockError;
 pub use error::{BufferPosition, InstanceTreeFull, Lz77Error, ReadError, ReadErrorKind};
 pub use etl::{EtlBuffer, EtlBuffers, EtlFile, MAX_BUFFER_SIZE};
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub use etl_reader::{EtlReader, EtlReaderError, ReaderBuffer, StoredBuffer};
 pub use events::{Event, EventKind, Events};
 pub use instance_tree::{InstanceKey, InstanceNode, InstanceTree};
 pub use time_order::{BufferOrder, MergeCursor, ProcessorOrder, TimeOrder};

@@ -54,6 +54,21 @@ where
         }
     }
 
+    /// A cursor named `id` over `events` that continues the walk of another cursor whose
+    /// [`timestamp`](Self::timestamp) was `timestamp`: events without a timestamp at the start
+    /// of `events` take that one, not `i64::MIN`. A merge that replaces one buffer of a
+    /// processor by the next (holding one decoded buffer per processor) resumes each cursor so.
+    pub fn continuing(id: Id, mut events: I, timestamp: i64) -> Self {
+        let head = events.next();
+        let key = next_key(head.as_ref(), timestamp);
+        Self {
+            id,
+            events,
+            head,
+            key,
+        }
+    }
+
     /// The identifier the caller gave.
     pub const fn id(&self) -> &Id {
         &self.id

@@ -158,6 +158,7 @@ fn deliver<'a>(
             crate::wire::headers::event_trace_header::EventTraceHeader::LEN,
         ),
         EventKind::Instance { header, data } => (header, data, EventInstanceGuidHeader::LEN),
+        // Only the classic headers are delivered as an `EVENT_TRACE`.
         _ => return None,
     };
     // For an event of a walk, the data's offset lies within the buffer and its length is below

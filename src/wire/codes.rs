@@ -161,11 +161,11 @@ open_code! {
         FULL_HEADER32 = 0x0A,
         /// `EVENT_INSTANCE_GUID_HEADER` from a 32-bit provider (`TraceEventInstance`).
         INSTANCE32 = 0x0B,
-        /// Timed header (not used).
+        /// Timed header (ntwmi.h: "Not used"; no public layout; framed size first).
         TIMED = 0x0C,
-        /// Error header.
+        /// Error header (ntwmi.h: "Error while logging event"; no public layout; size first).
         ERROR = 0x0D,
-        /// `WNODE_HEADER` (not used in trace buffers).
+        /// `WNODE_HEADER` (ntwmi.h: "Not used"; no public layout; framed size first).
         WNODE_HEADER = 0x0E,
         /// `MESSAGE_TRACE_HEADER` (WPP `TraceMessage`), 8 bytes.
         MESSAGE = 0x0F,
@@ -189,7 +189,8 @@ open_code! {
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub enum HeaderFamily {
-    /// `u16 Size`, `u8 HeaderType`, `u8 MarkerFlags`: full, instance, event, message and error headers.
+    /// `u16 Size`, `u8 HeaderType`, `u8 MarkerFlags`: full, instance, event, message, error,
+    /// timed and `WNODE_HEADER` headers.
     SizeFirst,
     /// `u16 Version`, `u8 HeaderType`, `u8 Flags`, then `u16 Size` at offset 4: system, compact
     /// and perfinfo headers.
@@ -232,7 +233,14 @@ impl HeaderType {
         }
     }
 
-    /// Where `Size` sits in a header of this type, `None` for unused or unknown types.
+    /// Where `Size` sits in a header of this type, `None` for types no document names.
+    ///
+    /// `TIMED` (0x0C), `ERROR` (0x0D) and `WNODE_HEADER` (0x0E) have no public layout: ntwmi.h
+    /// comments `TIMED` and `WNODE_HEADER` "Not used" and `ERROR` "Error while logging event",
+    /// and names `EVENT_HEADER_ERROR = 0xC00D`, a marker built like `EVENT_HEADER_EVENT32`/`64`
+    /// (`Size` at 0, marker at 2). All three are framed size first, their `u16` at 0 read as
+    /// `Size`, with no fixed header beyond the four marker bytes, so a walk can step over them
+    /// and hand their bytes on undecoded.
     #[inline]
     pub const fn family(self) -> Option<HeaderFamily> {
         match self {
@@ -246,7 +254,9 @@ impl HeaderType {
             | Self::FULL_HEADER64
             | Self::INSTANCE32
             | Self::INSTANCE64
+            | Self::TIMED
             | Self::ERROR
+            | Self::WNODE_HEADER
             | Self::MESSAGE
             | Self::EVENT_HEADER32
             | Self::EVENT_HEADER64 => Some(HeaderFamily::SizeFirst),
@@ -440,6 +450,26 @@ open_flags! {
         VERSIONED_PROPERTIES = 0x0080_0000,
         /// `WNODE_FLAG_SEVERITY_MASK`: the high byte.
         SEVERITY_MASK = 0xFF00_0000,
+    }
+}
+
+open_code! {
+    /// `COMPRESSION_FORMAT_*` (ntifs.h, the format argument of `RtlCompressBuffer` and
+    /// `RtlDecompressBufferEx`), as the low 16 bits of a compressed trace buffer's `State`
+    /// (`WMI_BUFFER_HEADER` offset 0x2C) may name it (the .etl reader's
+    /// `EtlBuffer::compression_format` says what is and is not known about that word).
+    pub struct CompressionFormat(u16) {
+        /// `COMPRESSION_FORMAT_NONE`: "Not supported by this function" (`RtlCompressBuffer`).
+        NONE = 0,
+        /// `COMPRESSION_FORMAT_DEFAULT`: "Not supported by this function".
+        DEFAULT = 1,
+        /// `COMPRESSION_FORMAT_LZNT1`: MS-XCA section 2.5.
+        LZNT1 = 2,
+        /// `COMPRESSION_FORMAT_XPRESS`: MS-XCA "Plain LZ77", sections 2.3 and 2.4, the format
+        /// of every compressed buffer of the real traces this crate is tested with.
+        XPRESS = 3,
+        /// `COMPRESSION_FORMAT_XPRESS_HUFF`: MS-XCA "LZ77+Huffman", sections 2.1 and 2.2.
+        XPRESS_HUFF = 4,
     }
 }
 

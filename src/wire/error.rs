@@ -106,6 +106,27 @@ pub enum CodecError {
         /// What is wrong, and what was expected.
         fault: ExtendedItemFault,
     },
+    /// A header member announces fields after the fixed header (the PEBS index and PMC
+    /// counters of a version-first header's `Version`, the optional fields of a message
+    /// header's `OptionFlags`) that do not fit in the bytes its `Size` leaves after the header.
+    AnnouncedBeyondSize {
+        /// The header being decoded.
+        layout: Layout,
+        /// The member that announces the fields (`Version`, `OptionFlags`).
+        member: &'static str,
+        /// Bytes the announced fields need after the fixed header.
+        needed: usize,
+        /// Bytes `Size` leaves after the fixed header.
+        available: usize,
+    },
+    /// A message header's `Version` byte (offset 0x03) lacks `TRACE_HEADER_FLAG | TRACE_MESSAGE`
+    /// (0x90), so the bytes are not a message header.
+    NotAMessageHeader {
+        /// The header being decoded.
+        layout: Layout,
+        /// The byte found at offset 0x03.
+        found: MarkerFlags,
+    },
 }
 
 impl CodecError {
@@ -119,7 +140,9 @@ impl CodecError {
             | Self::SizeBelowHeader { layout, .. }
             | Self::SizeBeyondInput { layout, .. }
             | Self::PointerTooWide { layout, .. }
-            | Self::UnexpectedHookId { layout, .. } => layout,
+            | Self::UnexpectedHookId { layout, .. }
+            | Self::AnnouncedBeyondSize { layout, .. }
+            | Self::NotAMessageHeader { layout, .. } => layout,
             Self::ExtendedItem { .. } => Layout::ExtendedItemHeader,
         }
     }
@@ -199,6 +222,22 @@ impl core::fmt::Display for CodecError {
                 f,
                 "{} {index} at event offset {offset:#x}: {fault}",
                 Layout::ExtendedItemHeader
+            ),
+            Self::AnnouncedBeyondSize {
+                layout,
+                member,
+                needed,
+                available,
+            } => write!(
+                f,
+                "{layout}.{member} announces {needed} bytes after the fixed header; expected at \
+                 most the {available} bytes Size leaves there"
+            ),
+            Self::NotAMessageHeader { layout, found } => write!(
+                f,
+                "{layout}.Version (offset 0x03): expected TRACE_HEADER_FLAG|TRACE_MESSAGE (0x90), \
+                 found {:#04x}",
+                found.0
             ),
         }
     }

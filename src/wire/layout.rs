@@ -81,11 +81,19 @@ pub enum Layout {
     /// `EVENT_HEADER` (`EVENT_HEADER_EXTENDED_DATA_ITEM` without its `DataPtr`: the data follows
     /// in place).
     ExtendedItemHeader,
+    /// The compact `SYSTEM_TRACE_HEADER` of `COMPACT32`/`COMPACT64` events, 0x18 bytes on both
+    /// bitnesses (ntwmi.h `COMPACT_HEADER_SIZE`: the system header through `SystemTime`).
+    CompactTraceHeader,
+    /// `PERFINFO_TRACE_HEADER`, the 0x10-byte header of `PERFINFO32`/`PERFINFO64` events, on
+    /// both bitnesses.
+    PerfInfoTraceHeader,
+    /// `MESSAGE_TRACE_HEADER`, the 8-byte header of message (WPP `TraceMessage`) events.
+    MessageTraceHeader,
 }
 
 impl Layout {
     /// Every layout, in declaration order.
-    pub const ALL: [Self; 14] = [
+    pub const ALL: [Self; 17] = [
         Self::EventTraceHeader,
         Self::EventInstanceHeader,
         Self::EventInstanceGuidHeader,
@@ -100,6 +108,9 @@ impl Layout {
         Self::TraceLogfileHeader64,
         Self::EventHeader,
         Self::ExtendedItemHeader,
+        Self::CompactTraceHeader,
+        Self::PerfInfoTraceHeader,
+        Self::MessageTraceHeader,
     ];
 
     /// The struct's name in the Windows SDK headers, with its bitness where it has two layouts.
@@ -119,6 +130,9 @@ impl Layout {
             Self::TraceLogfileHeader64 => "TRACE_LOGFILE_HEADER (64-bit)",
             Self::EventHeader => "EVENT_HEADER",
             Self::ExtendedItemHeader => "EVENT_HEADER_EXTENDED_DATA_ITEM",
+            Self::CompactTraceHeader => "SYSTEM_TRACE_HEADER (compact)",
+            Self::PerfInfoTraceHeader => "PERFINFO_TRACE_HEADER",
+            Self::MessageTraceHeader => "MESSAGE_TRACE_HEADER",
         }
     }
 
@@ -136,6 +150,9 @@ impl Layout {
             Self::TraceLogfileHeader64 => 0x118,
             Self::EventHeader => 0x50,
             Self::ExtendedItemHeader => 8,
+            Self::CompactTraceHeader => 0x18,
+            Self::PerfInfoTraceHeader => 0x10,
+            Self::MessageTraceHeader => 0x08,
         }
     }
 

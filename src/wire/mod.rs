@@ -27,7 +27,8 @@ pub(crate) mod utf16;
 
 pub use class::Class;
 pub use codes::{
-    EventType, HeaderFamily, HeaderType, Level, MarkerFlags, WnodeFlags, MAX_MOF_FIELDS,
+    CompressionFormat, EventType, HeaderFamily, HeaderType, Level, MarkerFlags, WnodeFlags,
+    MAX_MOF_FIELDS,
 };
 pub use error::{CodecError, GuidParseError, GuidTextExpectation};
 pub use file::time_zone_information::{SystemTime, TimeZoneInformation};
@@ -39,6 +40,7 @@ pub use file::wmi_buffer_header::{
     BufferFlags, BufferType, WmiBufferHeader, DEFAULT_TRACE_ALIGNMENT,
 };
 pub use guid::Guid;
+pub use headers::compact_trace_header::CompactTraceHeader;
 pub use headers::event_header::{
     EventCpuTime, EventDescriptor, EventHeader, EventHeaderFlags, EventHeaderProperty,
     EventHeaderTimes,
@@ -52,7 +54,12 @@ pub use headers::event_header_extended::{
 pub use headers::event_instance_guid_header::EventInstanceGuidHeader;
 pub use headers::event_instance_header::EventInstanceHeader;
 pub use headers::event_trace_header::EventTraceHeader;
+pub use headers::message_trace_header::{
+    MessageFields, MessageGuid, MessageSystemInfo, MessageTraceHeader, TraceMessageFlags,
+};
+pub use headers::perfinfo_trace_header::PerfInfoTraceHeader;
 pub use headers::system_trace_header::SystemTraceHeader;
+pub use headers::version_first::{EventTraceGroup, ExtraWords, HookId, PmcCounters};
 pub use layout::{Bitness, Layout};
 pub use records::buffer_context::BufferContext;
 pub use records::event_instance_info::{

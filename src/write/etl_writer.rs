@@ -64,6 +64,13 @@ pub struct EtlHeader<'a> {
     pub perf_freq: i64,
     /// `StartTime`, a FILETIME.
     pub start_time: i64,
+    /// The raw clock reading that `StartTime` dates, written as the logfile header event's
+    /// `SystemTime`: the anchor readers convert every raw timestamp from, `filetime =
+    /// StartTime + (raw − anchor) × 10^7 / F` (EVENT-HEADERS.md §6; TraceEvent's
+    /// `_syncTimeQPC`, dissect.etl's `timestamp_base`). `None` writes `StartTime` itself, as a
+    /// clock whose raw values are FILETIMEs ([`ClockType::SYSTEM_TIME`]) needs; a QPC or CPU
+    /// cycle clock needs its own reading here.
+    pub reference_timestamp: Option<i64>,
     /// `EndTime`, a FILETIME.
     pub end_time: i64,
     /// `BootTime`, a FILETIME.
@@ -109,6 +116,7 @@ impl<'a> EtlHeader<'a> {
             clock_type: ClockType::SYSTEM_TIME,
             perf_freq: 10_000_000,
             start_time: 0,
+            reference_timestamp: None,
             end_time: 0,
             boot_time: 0,
             version: VersionDetail {
@@ -138,7 +146,8 @@ impl<'a> EtlHeader<'a> {
     /// Writes the first buffer of the file into `out`: a [`WmiBufferHeader`] (`BufferType`
     /// `HEADER`, `BufferFlag` `FLUSH_MARKER`, `SequenceNumber` 0, `State` 3, `Offset` the end
     /// of the event), the logfile header event (a `SYSTEM32`/`SYSTEM64` header with `HookId`
-    /// 0, the `TRACE_LOGFILE_HEADER` with `StartBuffers` 1, `LogFileMode`
+    /// 0 and `SystemTime` the [`reference_timestamp`](Self::reference_timestamp) or else
+    /// `StartTime`, the `TRACE_LOGFILE_HEADER` with `StartBuffers` 1, `LogFileMode`
     /// `EVENT_TRACE_FILE_MODE_SEQUENTIAL` and a UTC time zone, then the two names), and 0xFF
     /// up to `buffer_size`. Returns `buffer_size`.
     ///
@@ -230,7 +239,7 @@ impl<'a> EtlHeader<'a> {
             hook_id: SystemTraceHeader::WMI_LOG_TYPE_HEADER,
             thread_id: 0,
             process_id: 0,
-            system_time: self.start_time,
+            system_time: self.reference_timestamp.unwrap_or(self.start_time),
             kernel_time: 0,
             user_time: 0,
         }
@@ -320,6 +329,7 @@ mod tests {
             clock_type: ClockType::SYSTEM_TIME,
             perf_freq: 10_000_000,
             start_time: 0,
+            reference_timestamp: None,
             end_time: 0,
             boot_time: 0,
             version: VersionDetail::default(),

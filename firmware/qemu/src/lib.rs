@@ -20,7 +20,7 @@ use etw_classic::{
     Bitness, Class, EventData, EventInstanceHeader, EventTraceHeader, EventType, Guid, GuidOrPtr,
     Level, Provider, Session, SteppingContext, TimesOrFlags, WnodeFlags,
 };
-use etw_classic_firmware::{boot_trace, EtlSink, Interrupt, Mode};
+use etw_classic_firmware::{boot_trace, EtlSink, Interrupt, Mode, BUFFER_SIZE};
 
 /// Semihosting operation numbers (`SYS_*`).
 mod op {
@@ -248,39 +248,82 @@ fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
     exit(false)
 }
 
-/// `Mode::file_name` with the NUL semihosting wants.
-fn c_name(mode: Mode, buffer: &mut [u8; 32]) -> Option<&str> {
-    let name = mode.file_name().as_bytes();
-    let with_nul = buffer.get_mut(..name.len() + 1)?;
-    let (text, nul) = with_nul.split_at_mut(name.len());
-    text.copy_from_slice(name);
+/// `Mode::file_name` with its `.etl` replaced by `extension` and the NUL semihosting wants.
+fn c_name<'b>(mode: Mode, extension: &str, buffer: &'b mut [u8; 40]) -> Option<&'b str> {
+    let stem = mode.file_name().strip_suffix(".etl")?.as_bytes();
+    let length = stem.len() + extension.len();
+    let with_nul = buffer.get_mut(..length + 1)?;
+    let (text, nul) = with_nul.split_at_mut(length);
+    let (text_stem, text_extension) = text.split_at_mut(stem.len());
+    text_stem.copy_from_slice(stem);
+    text_extension.copy_from_slice(extension.as_bytes());
     nul.fill(0);
     core::str::from_utf8(with_nul).ok()
 }
 
-/// Traces the boot in `mode` into the mode's file in QEMU's working directory and prints what
-/// it traced; returns whether all went well.
+/// The bytes of the last trace buffer that [`Dumped`] writes once more after the trace, as a
+/// transfer cut short: its header and the start of its events, not the whole buffer.
+const TORN_LEN: usize = 200;
+
+/// The .etl file, and beside it the dump: every trace buffer appended as it is handed over
+/// (the raw buffers `etwc assemble` turns into an .etl file), the logfile header's buffer not.
+struct Dumped {
+    etl: HostFile,
+    dump: HostFile,
+    /// The last trace buffer handed over.
+    last: [u8; BUFFER_SIZE],
+}
+
+impl EtlSink for Dumped {
+    type Error = HostError;
+
+    fn write_at(&mut self, offset: u64, bytes: &[u8]) -> Result<(), HostError> {
+        self.etl.write_at(offset, bytes)?;
+        if offset != 0 {
+            self.dump.write(bytes)?;
+            if let Some(last) = bytes.first_chunk::<BUFFER_SIZE>() {
+                self.last = *last;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Creates the host file `name` of `mode`, printing why it cannot be.
+fn create(mode: Mode, extension: &str) -> Option<HostFile> {
+    let mut name = [0; 40];
+    let name = c_name(mode, extension, &mut name)?;
+    match HostFile::create(name) {
+        Ok(file) => Some(file),
+        Err(error) => {
+            println!("{}: {error:?}", name.trim_end_matches('\0'));
+            None
+        }
+    }
+}
+
+/// Traces the boot in `mode` into the mode's file in QEMU's working directory, and its trace
+/// buffers into `<mode>.buffers` followed by the first [`TORN_LEN`] bytes of the last one
+/// again; prints what it traced and returns whether all went well.
 fn trace_to_file(mode: Mode, interrupt: &mut impl Interrupt) -> bool {
-    let mut name = [0; 32];
-    let Some(name) = c_name(mode, &mut name) else {
+    let (Some(etl), Some(dump)) = (create(mode, ".etl"), create(mode, ".buffers")) else {
         return false;
     };
-    let mut file = match HostFile::create(name) {
-        Ok(file) => file,
-        Err(error) => {
-            println!("{}: {error:?}", mode.file_name());
-            return false;
-        }
+    let mut files = Dumped {
+        etl,
+        dump,
+        last: [0; BUFFER_SIZE],
     };
-    let traced = boot_trace(mode, &mut file, interrupt);
-    let closed = file.close();
-    match (traced, closed) {
-        (Ok(summary), Ok(())) => {
+    let traced = boot_trace(mode, &mut files, interrupt);
+    let torn = files.dump.write(&files.last[..TORN_LEN]);
+    let closed = (files.etl.close(), files.dump.close());
+    match (traced, torn, closed) {
+        (Ok(summary), Ok(()), (Ok(()), Ok(()))) => {
             println!("{}: {summary:?}", mode.file_name());
             true
         }
-        (traced, closed) => {
-            println!("{}: {traced:?} {closed:?}", mode.file_name());
+        (traced, torn, closed) => {
+            println!("{}: {traced:?} {torn:?} {closed:?}", mode.file_name());
             false
         }
     }

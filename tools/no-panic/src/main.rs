@@ -20,10 +20,11 @@ use etw_classic::wire::UtcDateTime;
 use etw_classic::{
     plain_lz77,
     write::{SharedSession, WhenFull},
-    Bitness, Class, EtlFile, EtlHeader, EventData, EventHeader, EventInstanceGuidHeader,
-    EventInstanceHeader, EventInstanceInfo, EventKind, EventTrace, EventTraceHeader, Events, Guid,
-    InstanceTree, Level, MofField, Provider, Session, SteppingContext, SystemTraceHeader,
-    TraceBuffer, TraceLogfileHeader, WmiBufferHeader,
+    Bitness, Class, CompactTraceHeader, EtlFile, EtlHeader, EventData, EventHeader,
+    EventInstanceGuidHeader, EventInstanceHeader, EventInstanceInfo, EventKind, EventTrace,
+    EventTraceHeader, Events, Guid, InstanceTree, Level, MessageTraceHeader, MofField,
+    PerfInfoTraceHeader, Provider, Session, SteppingContext, SystemTraceHeader, TraceBuffer,
+    TraceLogfileHeader, WmiBufferHeader,
 };
 
 extern "Rust" {
@@ -103,6 +104,7 @@ fn fixed_headers(input: &[u8], bitness: Bitness, output: &mut [u8]) {
     if let Ok((header, _)) = WmiBufferHeader::parse(input) {
         let _ = black_box(header.emit(output).map(|rest| rest.len()));
     }
+    kernel_headers(input, output);
     if let Ok(text) = core::str::from_utf8(input) {
         let _ = black_box(Guid::parse_str(text).map(Guid::to_bytes_le));
     }
@@ -143,6 +145,29 @@ fn extended_items(body: &ExtendedAndUserData<'_>, output: &mut [u8]) {
     }
 }
 
+/// The kernel's version-first headers with their extra words, and the message header with its
+/// optional fields: decoded, split and encoded again.
+fn kernel_headers(input: &[u8], output: &mut [u8]) {
+    if let Ok((header, body, rest)) = PerfInfoTraceHeader::parse_event(input) {
+        if let Ok((extra, data)) = header.split_extra_words(body) {
+            let counters = extra.pmc_counters().fold(0u64, u64::wrapping_add);
+            let _ = black_box((extra.pebs_index(), counters, data, rest));
+        }
+        let _ = black_box(header.emit(output).map(|rest| rest.len()));
+    }
+    if let Ok((header, body, _)) = CompactTraceHeader::parse_event(input) {
+        let _ = black_box(header.split_extra_words(body).map(|(extra, _)| extra.len()));
+        let _ = black_box((header.hook().group(), header.to_bytes()));
+    }
+    if let Ok((header, data, _)) = MessageTraceHeader::parse_event(input) {
+        if let Ok((fields, args)) = header.split_fields(data) {
+            let _ = black_box(fields.emit(output).map(|rest| rest.len()));
+            let _ = black_box((fields.option_flags(), args));
+        }
+        let _ = black_box(header.to_bytes());
+    }
+}
+
 /// The event iterator, the consumer's buffer view and the instance tree.
 fn buffers(input: &[u8], bitness: Bitness) {
     let mut output = [0u8; 64];
@@ -154,6 +179,16 @@ fn buffers(input: &[u8], bitness: Bitness) {
             EventKind::EventHeader { header, body } => {
                 let _ = black_box(header);
                 extended_items(&body, &mut output);
+            }
+            EventKind::PerfInfo {
+                header,
+                extra,
+                data,
+            } => {
+                let _ = black_box((header, extra.pebs_index(), data));
+            }
+            EventKind::Message { fields, args, .. } => {
+                let _ = black_box((fields, args));
             }
             _ => {}
         }

@@ -1,0 +1,932 @@
+//! `etwc assemble`: an .etl file from the trace buffers a target dumped.
+//!
+//! The dump is any file that holds trace buffers: a RAM dump of the session's pool, a
+//! semihosting or RTT stream of the buffers as they were handed over, a file of concatenated
+//! buffers, an .etl file. It is read twice through a window (a few MiB at most in memory,
+//! whatever its length): once to find the buffers, once to copy them, in `SequenceNumber`
+//! order, behind a logfile header written for them ([`etw_classic::EtlWriter`]).
+//!
+//! See [`AFTER_HELP`] for what is recognised as a trace buffer, how the header's members are
+//! chosen and the exit codes.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs::File;
+use std::io::{BufWriter, Read, Seek, SeekFrom};
+use std::num::NonZeroU64;
+use std::path::{Path, PathBuf};
+
+use clap::ValueEnum;
+use etw_classic::{
+    read::{TraceClock, MAX_BUFFER_SIZE},
+    wire::{BufferFlags, BufferType, UtcDateTime, VersionDetail},
+    Bitness, ClockType, EtlHeader, EtlWriter, TraceBuffer, WmiBufferHeader,
+};
+
+/// `etwc assemble --help`, after the options.
+pub const AFTER_HELP: &str = "\
+What is recognised as a trace buffer: a WMI_BUFFER_HEADER at any byte offset of the dump whose
+- BufferSize is the --buffer-size given, or else a multiple of 8 above 72 and at most 16 MiB
+  (then the BufferSize most of the whole buffers have is the file's);
+- BufferType is one of ntwmi.h's (0 to 7), BufferFlag has no bit but FLUSH_MARKER,
+  EVENTS_LOST, BUFFER_LOST, RTBACKUP_CORRUPT, RTBACKUP and PROC_INDEX (a compressed buffer is
+  not one), State is at most 3 (flush) and SequenceNumber is not negative.
+Such a buffer is whole when all its BufferSize bytes are in the dump, its Offset lies between
+its 72-byte header and BufferSize, no other such header of the same BufferSize starts inside
+it, and its events walk cleanly up to Offset. Whole buffers are written in SequenceNumber
+order (the first one found of a SequenceNumber; the later ones are reported); a buffer of
+BufferType HEADER (an .etl file's logfile header buffer) is replaced by the one written.
+Every other byte is reported on stderr as a range, with why it was not used: a torn buffer
+(its header claims more bytes than the dump holds, an Offset out of range, another buffer's
+header inside it, events that do not walk) or no buffer header at all.
+
+The logfile header: BufferSize and BuffersWritten from the buffers; the pointer size from
+the events' header types (64-bit if any is, else 32-bit) unless --pointer-size says;
+LoggerId from the buffers; NumberOfProcessors one more than their highest processor number;
+BuffersLost the SequenceNumbers missing between the lowest and highest of the whole buffers
+plus the torn buffers' others; EventsLost 0 (the buffers only say that some were lost, with
+EVENTS_LOST). The clock: with --clock system (the default) the raw timestamps are FILETIMEs,
+StartTime is the earliest event's; with qpc or cpu-cycles, --frequency and --start-time are
+needed (--start-time dates --start-timestamp, by default the earliest event's raw
+timestamp). EndTime is the latest event or buffer timestamp, as a FILETIME, unless --end-time
+says (events lost after the last buffer was sealed happened later).
+
+TIME is a FILETIME (100 ns intervals since 1601) or a UTC date and time,
+2026-11-21T00:00:00Z or 2026-11-21T00:00:00.1234567Z.
+
+Exit status: 0 when the .etl file was written (bytes not used are reported on stderr);
+1 when the dump holds no whole trace buffer, or a file cannot be read or written; 2 for a bad
+command line.";
+
+/// What the raw timestamps count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ClockArg {
+    /// FILETIMEs (ReservedFlags 2): the clock of the firmware traces
+    System,
+    /// A query performance counter of --frequency ticks per second (ReservedFlags 1)
+    Qpc,
+    /// A CPU cycle counter of --frequency Hz, a whole number of MHz (ReservedFlags 3)
+    CpuCycles,
+}
+
+/// `etwc assemble`'s arguments.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The dump: raw bytes holding trace buffers (RAM dump, semihosting or RTT stream,
+    /// concatenated buffers)
+    dump: PathBuf,
+    /// The .etl file to write
+    #[arg(short, long, value_name = "OUT.etl")]
+    output: PathBuf,
+    /// The buffers' BufferSize (default: the one most whole buffers found have)
+    #[arg(long, value_name = "BYTES", value_parser = parse_buffer_size)]
+    buffer_size: Option<u32>,
+    /// The logger's pointer size in bytes, 4 or 8 (default: from the events' header types)
+    #[arg(long, value_name = "BYTES", value_parser = parse_pointer_size)]
+    pointer_size: Option<Bitness>,
+    /// What the raw timestamps count
+    #[arg(long, value_enum, default_value_t = ClockArg::System)]
+    clock: ClockArg,
+    /// Ticks per second of a qpc or cpu-cycles clock
+    #[arg(long, value_name = "HZ", required_if_eq_any = [("clock", "qpc"), ("clock", "cpu-cycles")])]
+    frequency: Option<NonZeroU64>,
+    /// StartTime (default with the system clock: the earliest event's timestamp)
+    #[arg(long, value_name = "TIME", value_parser = parse_time,
+          required_if_eq_any = [("clock", "qpc"), ("clock", "cpu-cycles")])]
+    start_time: Option<i64>,
+    /// The raw timestamp --start-time dates, for a qpc or cpu-cycles clock (default: the
+    /// earliest event's)
+    #[arg(long, value_name = "RAW")]
+    start_timestamp: Option<i64>,
+    /// EndTime (default: the latest event or buffer timestamp)
+    #[arg(long, value_name = "TIME", value_parser = parse_time)]
+    end_time: Option<i64>,
+    /// BootTime (default 0, unknown)
+    #[arg(long, value_name = "TIME", value_parser = parse_time)]
+    boot_time: Option<i64>,
+    /// CpuSpeedInMHz (default: --frequency in MHz for cpu-cycles, else 1; never 0, which
+    /// dissect.etl divides by)
+    #[arg(long, value_name = "MHZ", value_parser = clap::value_parser!(u32).range(1..))]
+    cpu_mhz: Option<u32>,
+    /// NumberOfProcessors (default: one more than the buffers' highest processor number)
+    #[arg(long, value_name = "N")]
+    processors: Option<u32>,
+    /// EventsLost (default 0)
+    #[arg(long, value_name = "N")]
+    events_lost: Option<u32>,
+    /// BuffersLost (default: the SequenceNumbers missing, see below)
+    #[arg(long, value_name = "N")]
+    buffers_lost: Option<u32>,
+    /// The logger's name written after the logfile header (default: none)
+    #[arg(long, value_name = "NAME", default_value = "")]
+    logger_name: String,
+    /// The log file's name written after it (default: OUT.etl as given)
+    #[arg(long, value_name = "NAME")]
+    log_file_name: Option<String>,
+}
+
+impl Args {
+    /// What clap cannot check: the clock's options fit the clock. `None` when they do; else
+    /// the message of a usage error.
+    fn clock_problem(&self) -> Option<String> {
+        match self.clock {
+            ClockArg::System => {
+                (self.frequency.is_some() || self.start_timestamp.is_some()).then(|| {
+                    "--frequency and --start-timestamp are for a qpc or cpu-cycles clock; the \
+                     system clock's raw timestamps are FILETIMEs"
+                        .to_owned()
+                })
+            }
+            ClockArg::Qpc => self
+                .frequency
+                .filter(|frequency| i64::try_from(frequency.get()).is_err())
+                .map(|frequency| format!("--frequency {frequency} does not fit PerfFreq (an i64)")),
+            ClockArg::CpuCycles => {
+                let frequency = self.frequency?;
+                match cycle_counter_megahertz(frequency) {
+                    None => Some(format!(
+                        "--frequency {frequency}: a cpu-cycles clock counts a whole number of \
+                         MHz (CpuSpeedInMHz)"
+                    )),
+                    Some(megahertz) if self.cpu_mhz.is_some_and(|given| given != megahertz) => {
+                        Some(format!(
+                            "--cpu-mhz contradicts --frequency {frequency} of the cpu-cycles \
+                             clock"
+                        ))
+                    }
+                    Some(_) => None,
+                }
+            }
+        }
+    }
+}
+
+/// The `CpuSpeedInMHz` of a cycle counter of `frequency` Hz, when it is a whole number of MHz
+/// that fits.
+fn cycle_counter_megahertz(frequency: NonZeroU64) -> Option<u32> {
+    let megahertz = u32::try_from(frequency.get() / 1_000_000).ok()?;
+    (megahertz > 0 && u64::from(megahertz) * 1_000_000 == frequency.get()).then_some(megahertz)
+}
+
+/// A `--buffer-size`: a multiple of 8 above the 72-byte header, at most the reader's 16 MiB.
+fn parse_buffer_size(text: &str) -> Result<u32, String> {
+    let size: u32 = text
+        .parse()
+        .map_err(|error| format!("expected a number of bytes: {error}"))?;
+    if !plausible_size(size) {
+        return Err(format!(
+            "expected a multiple of 8 above {} and at most {MAX_BUFFER_SIZE}, found {size}",
+            WmiBufferHeader::LEN
+        ));
+    }
+    Ok(size)
+}
+
+/// A `--pointer-size`: 4 or 8.
+fn parse_pointer_size(text: &str) -> Result<Bitness, String> {
+    match text {
+        "4" => Ok(Bitness::Bits32),
+        "8" => Ok(Bitness::Bits64),
+        other => Err(format!("expected 4 or 8, found {other:?}")),
+    }
+}
+
+/// A TIME: a FILETIME, or `YYYY-MM-DDTHH:MM:SS[.fraction]Z` (at most seven fraction digits).
+pub fn parse_time(text: &str) -> Result<i64, String> {
+    if let Ok(filetime) = text.parse::<i64>() {
+        return Ok(filetime);
+    }
+    let expected = || {
+        format!(
+            "expected a FILETIME or a UTC date and time such as 2026-11-21T00:00:00Z, found \
+             {text:?}"
+        )
+    };
+    let rest = text.strip_suffix('Z').ok_or_else(expected)?;
+    let (date, time) = rest.split_once('T').ok_or_else(expected)?;
+    let (time, fraction) = time.split_once('.').unwrap_or((time, ""));
+    let three = |part: &str, separator: char| -> Option<[u32; 3]> {
+        let fields: Vec<u32> = part
+            .split(separator)
+            .map(|field| field.parse().ok())
+            .collect::<Option<_>>()?;
+        fields.try_into().ok()
+    };
+    let [year, month, day] = three(date, '-').ok_or_else(expected)?;
+    let [hour, minute, second] = three(time, ':').ok_or_else(expected)?;
+    if fraction.len() > 7 || !fraction.chars().all(|digit| digit.is_ascii_digit()) {
+        return Err(expected());
+    }
+    let intervals = format!("{fraction:0<7}").parse().map_err(|_| expected())?;
+    let small = |value: u32| u8::try_from(value).map_err(|_| expected());
+    UtcDateTime {
+        year: i32::try_from(year).map_err(|_| expected())?,
+        month: small(month)?,
+        day: small(day)?,
+        hour: small(hour)?,
+        minute: small(minute)?,
+        second: small(second)?,
+        intervals,
+    }
+    .to_filetime()
+    .ok_or_else(expected)
+}
+
+/// The dump, read through a window that moves forward: at most a few MiB and one buffer in
+/// memory.
+struct Dump {
+    file: File,
+    len: u64,
+    /// The dump offset of `window[0]`; the file is positioned at `base + window.len()`.
+    base: u64,
+    window: Vec<u8>,
+}
+
+/// Bytes read from the file at a time, at least.
+const READ_CHUNK: usize = 64 << 10;
+/// Bytes before the window's start that are dropped once there are this many.
+const KEEP_BEHIND: usize = 1 << 20;
+/// The longest unused range checked for being all one byte value.
+const UNIFORM_LIMIT: u64 = 1 << 20;
+
+impl Dump {
+    fn open(path: &Path) -> Result<Self, String> {
+        let cannot = |error: std::io::Error| format!("cannot read {}: {error}", path.display());
+        let file = File::open(path).map_err(cannot)?;
+        let len = file.metadata().map_err(cannot)?.len();
+        Ok(Self {
+            file,
+            len,
+            base: 0,
+            window: Vec::new(),
+        })
+    }
+
+    /// Up to `len` bytes from `start`: fewer where the dump ends.
+    fn bytes(&mut self, start: u64, len: usize) -> std::io::Result<&[u8]> {
+        let end = start.saturating_add(len as u64).min(self.len);
+        let window_end = self.base + self.window.len() as u64;
+        if start < self.base || start > window_end {
+            self.file.seek(SeekFrom::Start(start))?;
+            self.window.clear();
+            self.base = start;
+        } else if start - self.base >= KEEP_BEHIND as u64 {
+            self.window.drain(..(start - self.base) as usize);
+            self.base = start;
+        }
+        let needed = (end.max(start) - self.base) as usize;
+        if self.window.len() < needed {
+            let more = (needed - self.window.len()).max(READ_CHUNK) as u64;
+            (&mut self.file).take(more).read_to_end(&mut self.window)?;
+        }
+        let from = (start - self.base) as usize;
+        let to = needed.min(self.window.len());
+        Ok(&self.window[from.min(to)..to])
+    }
+}
+
+/// Which `BufferSize`s a header may claim.
+#[derive(Clone, Copy)]
+enum SizeRule {
+    Exact(u32),
+    Plausible,
+}
+
+/// Whether `header` looks like a trace buffer's (see [`AFTER_HELP`]).
+fn looks_like_buffer(header: &WmiBufferHeader, rule: SizeRule) -> bool {
+    let size_ok = match rule {
+        SizeRule::Exact(size) => header.buffer_size == size,
+        SizeRule::Plausible => plausible_size(header.buffer_size),
+    };
+    let known_flags = BufferFlags::FLUSH_MARKER.0
+        | BufferFlags::EVENTS_LOST.0
+        | BufferFlags::BUFFER_LOST.0
+        | BufferFlags::RTBACKUP_CORRUPT.0
+        | BufferFlags::RTBACKUP.0
+        | BufferFlags::PROC_INDEX.0;
+    size_ok
+        && header.buffer_type.0 < BufferType::MAXIMUM.0
+        && header.buffer_flag.0 & !known_flags == 0
+        && header.state <= 3
+        && header.sequence_number >= 0
+}
+
+fn plausible_size(size: u32) -> bool {
+    size.is_multiple_of(8)
+        && size as usize > WmiBufferHeader::LEN
+        && size as usize <= MAX_BUFFER_SIZE
+}
+
+/// Whether `Offset` lies between the header and `BufferSize`.
+fn offset_in_range(header: &WmiBufferHeader) -> bool {
+    header.offset as usize >= WmiBufferHeader::LEN && header.offset <= header.buffer_size
+}
+
+/// What the events of a whole buffer say.
+#[derive(Clone, Copy, Debug, Default)]
+struct EventSummary {
+    events: u64,
+    earliest: Option<i64>,
+    latest: Option<i64>,
+    bits32: bool,
+    bits64: bool,
+}
+
+/// Why a buffer header's buffer cannot be used.
+#[derive(Debug)]
+enum Torn {
+    /// The dump ends `available` bytes after its start.
+    CutShort { available: u64 },
+    /// `Offset` is outside the header..`BufferSize` range.
+    OffsetOutOfRange,
+    /// Another header of the same `BufferSize` starts `at` bytes into it.
+    CutBy { at: u64 },
+    /// Its events do not walk.
+    Events { error: String },
+}
+
+#[derive(Debug)]
+enum Verdict {
+    Whole(EventSummary),
+    Torn(Torn),
+}
+
+/// A buffer header found in the dump, and what came of it.
+#[derive(Debug)]
+struct Found {
+    offset: u64,
+    header: WmiBufferHeader,
+    verdict: Verdict,
+}
+
+impl Found {
+    fn is_whole_trace_buffer(&self) -> bool {
+        matches!(self.verdict, Verdict::Whole(_)) && self.header.buffer_type != BufferType::HEADER
+    }
+
+    fn end(&self) -> u64 {
+        self.offset + u64::from(self.header.buffer_size)
+    }
+
+    /// Where the bytes of this torn buffer that the dump holds end, as far as they are its
+    /// own: up to the header that cuts it, or the end of the dump.
+    fn torn_end(&self, torn: &Torn, dump_len: u64) -> u64 {
+        match torn {
+            Torn::CutBy { at } => self.offset + at,
+            _ => self.end().min(dump_len),
+        }
+    }
+
+    fn describe_torn(&self, torn: &Torn) -> String {
+        let header = &self.header;
+        let what = format!(
+            "a torn buffer at {} (SequenceNumber {}, BufferSize {})",
+            self.offset, header.sequence_number, header.buffer_size
+        );
+        match torn {
+            Torn::CutShort { available } => format!(
+                "{what}: the dump ends {available} bytes into its {} bytes",
+                header.buffer_size
+            ),
+            Torn::OffsetOutOfRange => format!(
+                "{what}: its Offset {} is outside {}..={}",
+                header.offset,
+                WmiBufferHeader::LEN,
+                header.buffer_size
+            ),
+            Torn::CutBy { at } => format!(
+                "{what}: another buffer header starts {at} bytes into it, at {}",
+                self.offset + at
+            ),
+            Torn::Events { error } => format!("{what}: its events do not walk: {error}"),
+        }
+    }
+}
+
+/// Looks at the buffer whose header `header` is at `offset`.
+fn classify(dump: &mut Dump, offset: u64, header: &WmiBufferHeader) -> std::io::Result<Verdict> {
+    let size = header.buffer_size as usize;
+    if !offset_in_range(header) {
+        return Ok(Verdict::Torn(Torn::OffsetOutOfRange));
+    }
+    // The buffer and what a header starting in its last bytes needs.
+    let bytes = dump.bytes(offset, size + WmiBufferHeader::LEN)?;
+    if bytes.len() < size {
+        return Ok(Verdict::Torn(Torn::CutShort {
+            available: bytes.len() as u64,
+        }));
+    }
+    let claimed = header.buffer_size.to_le_bytes();
+    for at in 1..size {
+        let Some(head) = bytes.get(at..).and_then(|rest| rest.first_chunk::<0x48>()) else {
+            break;
+        };
+        if head[..4] != claimed {
+            continue;
+        }
+        let inner = WmiBufferHeader::from_bytes(head);
+        if looks_like_buffer(&inner, SizeRule::Exact(header.buffer_size)) && offset_in_range(&inner)
+        {
+            return Ok(Verdict::Torn(Torn::CutBy { at: at as u64 }));
+        }
+    }
+    let buffer = match TraceBuffer::parse(&bytes[..size]) {
+        Ok(buffer) => buffer,
+        Err(error) => {
+            return Ok(Verdict::Torn(Torn::Events {
+                error: error.to_string(),
+            }))
+        }
+    };
+    let mut summary = EventSummary::default();
+    for event in buffer.events() {
+        let event = match event {
+            Ok(event) => event,
+            Err(error) => {
+                return Ok(Verdict::Torn(Torn::Events {
+                    error: error.to_string(),
+                }))
+            }
+        };
+        summary.events += 1;
+        match event.header_type.bitness() {
+            Some(Bitness::Bits32) => summary.bits32 = true,
+            Some(Bitness::Bits64) => summary.bits64 = true,
+            None => {}
+        }
+        if let Some(timestamp) = event.timestamp() {
+            summary.earliest = Some(summary.earliest.map_or(timestamp, |t| t.min(timestamp)));
+            summary.latest = Some(summary.latest.map_or(timestamp, |t| t.max(timestamp)));
+        }
+    }
+    Ok(Verdict::Whole(summary))
+}
+
+/// The `BufferSize` most whole trace buffers of `found` have (the first found of two as
+/// common); `None` when there is no whole trace buffer.
+fn most_common_size(found: &[Found]) -> Option<u32> {
+    let mut counts: BTreeMap<u32, (usize, Reverse<u64>)> = BTreeMap::new();
+    for item in found.iter().filter(|item| item.is_whole_trace_buffer()) {
+        let entry = counts
+            .entry(item.header.buffer_size)
+            .or_insert((0, Reverse(item.offset)));
+        entry.0 += 1;
+    }
+    counts
+        .into_iter()
+        .max_by_key(|&(_, count_and_first)| count_and_first)
+        .map(|(size, _)| size)
+}
+
+/// Every buffer header of the dump that passes [`looks_like_buffer`], and what came of it.
+fn scan(dump: &mut Dump, rule: SizeRule) -> std::io::Result<Vec<Found>> {
+    let mut found = Vec::new();
+    let mut offset = 0u64;
+    while offset + WmiBufferHeader::LEN as u64 <= dump.len {
+        let bytes = dump.bytes(offset, WmiBufferHeader::LEN)?;
+        let Some(head) = bytes.first_chunk::<0x48>() else {
+            break;
+        };
+        let size = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
+        let size_ok = match rule {
+            SizeRule::Exact(expected) => size == expected,
+            SizeRule::Plausible => plausible_size(size),
+        };
+        let header = WmiBufferHeader::from_bytes(head);
+        if !size_ok || !looks_like_buffer(&header, rule) {
+            offset += 1;
+            continue;
+        }
+        let verdict = classify(dump, offset, &header)?;
+        let next = match verdict {
+            Verdict::Whole(_) => offset + u64::from(size),
+            Verdict::Torn(_) => offset + 1,
+        };
+        found.push(Found {
+            offset,
+            header,
+            verdict,
+        });
+        offset = next;
+    }
+    Ok(found)
+}
+
+/// `bytes` of the dump described for a message: their length and, when they are all the same
+/// byte, which.
+fn describe_range(dump: &mut Dump, start: u64, end: u64) -> std::io::Result<String> {
+    let len = end - start;
+    let mut uniform = None;
+    if len <= UNIFORM_LIMIT {
+        let bytes = dump.bytes(start, len as usize)?;
+        if let Some(&first) = bytes.first() {
+            if bytes.iter().all(|&byte| byte == first) {
+                uniform = Some(first);
+            }
+        }
+    }
+    Ok(match uniform {
+        Some(byte) => format!("bytes {start}..{end} ({len} bytes, all 0x{byte:02X})"),
+        None => format!("bytes {start}..{end} ({len} bytes)"),
+    })
+}
+
+/// Sequence numbers as ranges: `4, 7..=8`.
+fn ranges(numbers: &[i64]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut iter = numbers.iter().copied().peekable();
+    while let Some(first) = iter.next() {
+        let mut last = first;
+        while iter.peek() == Some(&(last + 1)) {
+            last += 1;
+            iter.next();
+        }
+        parts.push(if first == last {
+            first.to_string()
+        } else {
+            format!("{first}..={last}")
+        });
+    }
+    parts.join(", ")
+}
+
+/// The system-time clock's ticks per second: raw timestamps are FILETIMEs.
+const FILETIMES_PER_SECOND: NonZeroU64 = match NonZeroU64::new(10_000_000) {
+    Some(ticks) => ticks,
+    None => NonZeroU64::MIN,
+};
+
+/// The notes printed on stderr, at most this many; the rest are counted.
+const MAX_NOTES: usize = 20;
+
+/// Runs `etwc assemble`; the messages on stderr and the summary on stdout.
+pub fn run(args: &Args) -> Result<(), String> {
+    if let Some(problem) = args.clock_problem() {
+        clap::Error::raw(
+            clap::error::ErrorKind::ArgumentConflict,
+            format!("{problem}\n"),
+        )
+        .exit();
+    }
+    let dump_name = args.dump.display().to_string();
+    let mut dump = Dump::open(&args.dump)?;
+    let io_error = |error: std::io::Error| format!("cannot read {dump_name}: {error}");
+    if dump.len == 0 {
+        return Err(format!("{dump_name}: the dump is empty: no trace buffer"));
+    }
+    // The file's BufferSize: the one given, or the one most whole trace buffers have (a first
+    // pass, with any plausible size, finds them); the buffers are those of that size.
+    let (found, buffer_size, other_sizes) = match args.buffer_size {
+        Some(size) => {
+            let found = scan(&mut dump, SizeRule::Exact(size)).map_err(io_error)?;
+            (found, Some(size), Vec::new())
+        }
+        None => {
+            let first = scan(&mut dump, SizeRule::Plausible).map_err(io_error)?;
+            match most_common_size(&first) {
+                Some(size) => {
+                    let other_sizes: Vec<Found> = first
+                        .into_iter()
+                        .filter(|item| {
+                            item.is_whole_trace_buffer() && item.header.buffer_size != size
+                        })
+                        .collect();
+                    let found = scan(&mut dump, SizeRule::Exact(size)).map_err(io_error)?;
+                    (found, Some(size), other_sizes)
+                }
+                None => (first, None, Vec::new()),
+            }
+        }
+    };
+
+    // Notes on byte ranges, by where they start (the others follow them).
+    let mut byte_notes: Vec<(u64, String)> = Vec::new();
+    // Byte ranges of the dump covered by whole buffers, used or not.
+    let mut covered: Vec<(u64, u64)> = Vec::new();
+    let mut kept: BTreeMap<i64, &Found> = BTreeMap::new();
+    let mut torn: Vec<(&Found, &Torn)> = Vec::new();
+    for item in &found {
+        match &item.verdict {
+            Verdict::Whole(_) => {
+                covered.push((item.offset, item.end()));
+                let what = format!(
+                    "bytes {}..{}: a whole buffer (SequenceNumber {}",
+                    item.offset,
+                    item.end(),
+                    item.header.sequence_number
+                );
+                if item.header.buffer_type == BufferType::HEADER {
+                    byte_notes.push((
+                        item.offset,
+                        format!(
+                            "{what}) of BufferType HEADER, an .etl file's logfile header buffer: \
+                         replaced by the one written"
+                        ),
+                    ));
+                } else if let Some(first) = kept.get(&item.header.sequence_number) {
+                    let same = dump
+                        .bytes(first.offset, item.header.buffer_size as usize)
+                        .map_err(io_error)?
+                        .to_vec()
+                        == dump
+                            .bytes(item.offset, item.header.buffer_size as usize)
+                            .map_err(io_error)?;
+                    byte_notes.push((
+                        item.offset,
+                        format!(
+                            "{what}) not used: the buffer at {} has the same SequenceNumber{}",
+                            first.offset,
+                            if same { " and bytes" } else { ", other bytes" }
+                        ),
+                    ));
+                } else {
+                    kept.insert(item.header.sequence_number, item);
+                }
+            }
+            Verdict::Torn(why) => {
+                // A header inside the bytes of a torn buffer already counted is its data.
+                let inside_last = torn.last().is_some_and(|(last, last_why)| {
+                    item.offset < last.torn_end(last_why, dump.len)
+                });
+                if !inside_last {
+                    torn.push((item, why));
+                }
+            }
+        }
+    }
+
+    // The bytes no whole buffer covers, with the torn buffers that start in them.
+    covered.sort_unstable();
+    let mut gaps = Vec::new();
+    let mut position = 0u64;
+    for &(start, end) in covered.iter().chain([(dump.len, dump.len)].iter()) {
+        if start > position {
+            gaps.push((position, start));
+        }
+        position = position.max(end);
+    }
+    for &(start, end) in &gaps {
+        let range = describe_range(&mut dump, start, end).map_err(io_error)?;
+        let mut inside: Vec<(u64, String)> = torn
+            .iter()
+            .filter(|(item, _)| (start..end).contains(&item.offset))
+            .map(|(item, why)| (item.offset, item.describe_torn(why)))
+            .collect();
+        inside.extend(
+            other_sizes
+                .iter()
+                .filter(|item| (start..end).contains(&item.offset))
+                .map(|item| {
+                    (
+                        item.offset,
+                        format!(
+                            "a whole buffer at {} (SequenceNumber {}) of BufferSize {}, not the \
+                             {} of the others",
+                            item.offset,
+                            item.header.sequence_number,
+                            item.header.buffer_size,
+                            buffer_size.unwrap_or_default()
+                        ),
+                    )
+                }),
+        );
+        inside.sort();
+        let inside: Vec<String> = inside.into_iter().map(|(_, text)| text).collect();
+        let why = if inside.is_empty() {
+            "no trace buffer header in them".to_owned()
+        } else {
+            inside.join("; ")
+        };
+        byte_notes.push((start, format!("{range} not used: {why}")));
+    }
+    byte_notes.sort_by_key(|(start, _)| *start);
+    let mut notes: Vec<String> = byte_notes.into_iter().map(|(_, note)| note).collect();
+
+    let Some(buffer_size) = buffer_size.filter(|_| !kept.is_empty()) else {
+        print_notes(&notes);
+        let rule = match args.buffer_size {
+            Some(size) => format!("of BufferSize {size}"),
+            None => "of any BufferSize".to_owned(),
+        };
+        return Err(format!(
+            "{dump_name}: no whole trace buffer {rule} in its {} bytes{}",
+            dump.len,
+            if torn.is_empty() {
+                ""
+            } else {
+                " (only torn ones, see above)"
+            }
+        ));
+    };
+
+    // What the kept buffers say.
+    let mut summary = EventSummary::default();
+    let mut latest_buffer_timestamp: Option<i64> = None;
+    let mut processors = 0u32;
+    let mut logger_ids = BTreeSet::new();
+    let mut events_lost_flags = 0usize;
+    for item in kept.values() {
+        if let Verdict::Whole(events) = &item.verdict {
+            summary.events += events.events;
+            summary.bits32 |= events.bits32;
+            summary.bits64 |= events.bits64;
+            summary.earliest = [summary.earliest, events.earliest]
+                .into_iter()
+                .flatten()
+                .min();
+            summary.latest = [summary.latest, events.latest].into_iter().flatten().max();
+        }
+        let header = &item.header;
+        latest_buffer_timestamp =
+            Some(latest_buffer_timestamp.map_or(header.timestamp, |t| t.max(header.timestamp)));
+        processors = processors.max(u32::from(header.processor()) + 1);
+        logger_ids.insert(header.client_context.logger_id());
+        if header.buffer_flag.contains(BufferFlags::EVENTS_LOST) {
+            events_lost_flags += 1;
+        }
+    }
+    let sequence_numbers: Vec<i64> = kept.keys().copied().collect();
+    let (lowest, highest) = (
+        sequence_numbers[0],
+        sequence_numbers[sequence_numbers.len() - 1],
+    );
+    // The SequenceNumbers between the lowest and the highest that no whole buffer has (listed
+    // up to a limit, all counted).
+    let mut missing: Vec<i64> = Vec::new();
+    let mut missing_count = 0u64;
+    for pair in sequence_numbers.windows(2) {
+        let (before, after) = (pair[0], pair[1]);
+        missing_count += after.abs_diff(before) - 1;
+        missing.extend((before + 1..after).take(1000usize.saturating_sub(missing.len())));
+    }
+    let torn_elsewhere: BTreeSet<i64> = torn
+        .iter()
+        .map(|(item, _)| item.header.sequence_number)
+        .filter(|number| !(lowest..=highest).contains(number))
+        .collect();
+    if missing_count > 0 {
+        let more = if missing_count > missing.len() as u64 {
+            ", ..."
+        } else {
+            ""
+        };
+        notes.push(format!(
+            "SequenceNumbers missing between {lowest} and {highest}: {}{more} ({missing_count} \
+             {})",
+            ranges(&missing),
+            if missing_count == 1 {
+                "buffer"
+            } else {
+                "buffers"
+            }
+        ));
+    }
+    if events_lost_flags > 0 {
+        notes.push(format!(
+            "{events_lost_flags} of the buffers have ETW_BUFFER_FLAG_EVENTS_LOST: events were \
+             lost before them; --events-lost N records how many"
+        ));
+    }
+    let logger_id = kept
+        .values()
+        .next()
+        .map_or(0, |item| item.header.client_context.logger_id());
+    if logger_ids.len() > 1 {
+        notes.push(format!(
+            "the buffers name {} loggers ({}); LoggerId {logger_id}, the first buffer's, is \
+             written",
+            logger_ids.len(),
+            logger_ids
+                .iter()
+                .map(u16::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+
+    // The header.
+    let (bitness, bitness_source) = match (args.pointer_size, summary.bits64, summary.bits32) {
+        (Some(bitness), _, _) => (bitness, "--pointer-size"),
+        (None, true, _) => (Bitness::Bits64, "the events' header types"),
+        (None, false, true) => (Bitness::Bits32, "the events' header types"),
+        (None, false, false) => {
+            notes.push(
+                "no event says the logger's pointer size: 8 bytes written (--pointer-size)"
+                    .to_owned(),
+            );
+            (Bitness::Bits64, "no event said")
+        }
+    };
+    let log_file_name = args
+        .log_file_name
+        .clone()
+        .unwrap_or_else(|| args.output.display().to_string());
+    let mut header = EtlHeader::new(bitness, buffer_size);
+    header.logger_id = logger_id;
+    header.logger_name = &args.logger_name;
+    header.log_file_name = &log_file_name;
+    header.number_of_processors = args.processors.unwrap_or(processors.max(1));
+    header.events_lost = args.events_lost.unwrap_or(0);
+    let buffers_lost = missing_count.saturating_add(torn_elsewhere.len() as u64);
+    header.buffers_lost = args
+        .buffers_lost
+        .unwrap_or(u32::try_from(buffers_lost).unwrap_or(u32::MAX));
+    header.boot_time = args.boot_time.unwrap_or(0);
+    header.version = VersionDetail {
+        major_version: 10,
+        minor_version: 0,
+        sub_version: 0,
+        sub_minor_version: 0,
+    };
+    let earliest_raw = summary.earliest.or(latest_buffer_timestamp).unwrap_or(0);
+    let latest_raw = [summary.latest, latest_buffer_timestamp]
+        .into_iter()
+        .flatten()
+        .max()
+        .unwrap_or(0);
+    // `Args::clock_problem` has checked the clock's options.
+    let (clock_type, ticks_per_second) = match (args.clock, args.frequency, args.start_time) {
+        (ClockArg::System, _, start_time) => {
+            header.cpu_speed_in_mhz = args.cpu_mhz.unwrap_or(1);
+            header.start_time = start_time.unwrap_or(earliest_raw);
+            (ClockType::SYSTEM_TIME, FILETIMES_PER_SECOND)
+        }
+        (clock, Some(frequency), Some(start_time)) => {
+            header.start_time = start_time;
+            header.reference_timestamp = Some(args.start_timestamp.unwrap_or(earliest_raw));
+            if clock == ClockArg::Qpc {
+                header.perf_freq = i64::try_from(frequency.get()).unwrap_or(i64::MAX);
+                header.cpu_speed_in_mhz = args.cpu_mhz.unwrap_or(1);
+                (ClockType::QUERY_PERFORMANCE_COUNTER, frequency)
+            } else {
+                header.cpu_speed_in_mhz = cycle_counter_megahertz(frequency).unwrap_or(1);
+                (ClockType::CPU_CYCLE_COUNTER, frequency)
+            }
+        }
+        _ => return Err("a qpc or cpu-cycles clock needs --frequency and --start-time".into()),
+    };
+    header.clock_type = clock_type;
+    let clock = TraceClock::from_parts(
+        clock_type,
+        ticks_per_second,
+        header.start_time,
+        header.reference_timestamp.unwrap_or(header.start_time),
+    );
+    header.end_time = args
+        .end_time
+        .unwrap_or_else(|| clock.to_filetime(latest_raw).unwrap_or(0));
+
+    // The file.
+    print_notes(&notes);
+    let output_name = args.output.display().to_string();
+    let cannot_write = |error: String| format!("cannot write {output_name}: {error}");
+    let out = File::create(&args.output).map_err(|error| cannot_write(error.to_string()))?;
+    let mut writer = EtlWriter::new(BufWriter::new(out), header)
+        .map_err(|error| cannot_write(error.to_string()))?;
+    for item in kept.values() {
+        let bytes = dump
+            .bytes(item.offset, buffer_size as usize)
+            .map_err(io_error)?;
+        writer
+            .write_buffer(bytes)
+            .map_err(|error| cannot_write(error.to_string()))?;
+    }
+    let written = writer.trace_buffers();
+    writer
+        .finish()
+        .map_err(|error| cannot_write(error.to_string()))?
+        .into_inner()
+        .map_err(|error| cannot_write(error.error().to_string()))?;
+
+    let clock_name = match clock_type {
+        ClockType::SYSTEM_TIME => "system time".to_owned(),
+        ClockType::QUERY_PERFORMANCE_COUNTER => format!("QPC at {} Hz", header.perf_freq),
+        _ => format!("CPU cycles at {} MHz", header.cpu_speed_in_mhz),
+    };
+    println!(
+        "{output_name}: {} buffers of {buffer_size} bytes: the logfile header's and {written} \
+         trace buffers (SequenceNumber {lowest} to {highest}) holding {} events; pointer size \
+         {} ({bitness_source}); clock {clock_name}; start {}, end {}; {} events lost, {} \
+         buffers lost",
+        written + 1,
+        summary.events,
+        bitness.pointer_len(),
+        UtcDateTime::from_filetime(header.start_time),
+        UtcDateTime::from_filetime(header.end_time),
+        header.events_lost,
+        header.buffers_lost,
+    );
+    Ok(())
+}
+
+fn print_notes(notes: &[String]) {
+    for note in notes.iter().take(MAX_NOTES) {
+        eprintln!("etwc assemble: {note}");
+    }
+    if notes.len() > MAX_NOTES {
+        eprintln!(
+            "etwc assemble: {} more notes not shown",
+            notes.len() - MAX_NOTES
+        );
+    }
+}

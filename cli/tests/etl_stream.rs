@@ -1,0 +1,214 @@
+//! `etwc etl` reads the file as a stream: a file that is not a trace (zeros, /dev/zero) ends
+//! with one error naming its first bytes; a truncated trace prints every event before the
+//! damage, then fails with the buffer and file offset; a `BuffersWritten` of 0 is read to the
+//! end and said in the summary; each JSON event line names its buffer's processor.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{etwc, run, trace, utf8};
+use serde_json::{json, Value};
+
+/// A folder of this test process's own, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("etwc-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        Self(dir)
+    }
+
+    /// Writes `bytes` to the file `name` in the folder; returns its path.
+    fn file(&self, name: &str, bytes: &[u8]) -> PathBuf {
+        let path = self.0.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The JSON lines `etwc etl PATH --json` prints (it may fail), and its stderr.
+fn json_lines(path: &Path) -> (Vec<Value>, String, Option<i32>) {
+    let output = etwc().arg("etl").arg(path).arg("--json").output().unwrap();
+    let lines = utf8(&output.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    (lines, utf8(&output.stderr), output.status.code())
+}
+
+/// The `(buffer, offset)` of the events of `etl PATH --json`.
+fn event_keys(lines: &[Value]) -> Vec<(u64, u64)> {
+    lines[1..]
+        .iter()
+        .map(|line| {
+            (
+                line["buffer"].as_u64().unwrap(),
+                line["offset"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_file_of_zeros_is_not_an_etl_file() {
+    let dir = TempDir::new("zeros");
+    let path = dir.file("zeros.etl", &vec![0u8; 1 << 20]);
+    for extra in [&[][..], &["--summary"], &["--json"]] {
+        etwc()
+            .arg("etl")
+            .arg(&path)
+            .args(extra)
+            .assert()
+            .code(1)
+            .stdout("")
+            .stderr(format!(
+                "etwc: {}: not an .etl file: its first 8 bytes are 00 00 00 00 00 00 00 00; \
+                 expected a WMI_BUFFER_HEADER whose BufferSize (u32 at 0) is 0x48 to 0x1000000, \
+                 then the logfile header event (a SYSTEM32 or SYSTEM64 header with HookId 0 and \
+                 a TRACE_LOGFILE_HEADER): buffer 0 at file offset 0x0: \
+                 WMI_BUFFER_HEADER.BufferSize: expected between 0x48 and 0x1000000 \
+                 (MAX_BUFFER_SIZE), found 0x0\n",
+                path.display()
+            ));
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn dev_zero_ends_at_once_with_one_error() {
+    etwc()
+        .args(["etl", "/dev/zero", "--summary"])
+        .timeout(std::time::Duration::from_secs(20))
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(predicates::str::starts_with(
+            "etwc: /dev/zero: not an .etl file: its first 8 bytes are 00 00 00 00 00 00 00 00; ",
+        ));
+}
+
+#[test]
+fn a_truncated_trace_prints_every_event_before_the_cut_then_fails() {
+    let Some(path) = trace("net.4.5.2.x64.etl") else {
+        return;
+    };
+    let bytes = std::fs::read(&path).unwrap();
+    let (whole, stderr, code) = json_lines(&path);
+    assert_eq!((stderr.as_str(), code), ("", Some(0)));
+    // Buffer 5's file offset: where the walk of the whole file finds it.
+    let starts: Vec<usize> = {
+        let mut starts = vec![0];
+        let mut at = 0;
+        while at < bytes.len() {
+            at += u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+            starts.push(at);
+        }
+        starts
+    };
+    let fifth = starts[5];
+    let buffer_size = u32::from_le_bytes(bytes[fifth..fifth + 4].try_into().unwrap());
+    let dir = TempDir::new("truncated");
+    let cases = [
+        (
+            "inside.etl",
+            fifth + 0x100,
+            format!(
+                "buffer 5 at file offset {fifth:#x}: WMI_BUFFER_HEADER.BufferSize: expected \
+                 between 0x48 and the 0x100 bytes left in the file, found {buffer_size:#x}"
+            ),
+        ),
+        (
+            "header.etl",
+            fifth + 0x20,
+            format!(
+                "buffer 5 at file offset {fifth:#x}: expected a 72-byte buffer header, found 32 \
+                 bytes left in the file"
+            ),
+        ),
+        (
+            "boundary.etl",
+            fifth,
+            format!(
+                "buffer 5 at file offset {fifth:#x}: expected the 360 buffers the logfile \
+                 header's BuffersWritten counts, found the end of the file after 5"
+            ),
+        ),
+    ];
+    let before: Vec<(u64, u64)> = event_keys(&whole)
+        .into_iter()
+        .filter(|(buffer, _)| *buffer < 5)
+        .collect();
+    for (name, len, message) in cases {
+        let cut = dir.file(name, &bytes[..len]);
+        let (lines, stderr, code) = json_lines(&cut);
+        assert_eq!(code, Some(1), "{name}");
+        assert_eq!(stderr, format!("etwc: {}: {message}\n", cut.display()));
+        assert_eq!(event_keys(&lines), before, "{name}");
+        assert_eq!(lines[..], whole[..lines.len()], "{name}");
+
+        let summary = etwc()
+            .arg("etl")
+            .arg(&cut)
+            .args(["--summary", "--json"])
+            .assert()
+            .code(1)
+            .get_output()
+            .stdout
+            .clone();
+        let summary: Value = serde_json::from_str(&utf8(&summary)).unwrap();
+        assert_eq!(summary["buffers"], json!(5), "{name}");
+        assert_eq!(summary["events"], json!(before.len()), "{name}");
+    }
+}
+
+#[test]
+fn buffers_written_zero_is_read_to_the_end_and_said() {
+    let Some(path) = trace("SelfDescribingSingleEvent.etl") else {
+        return;
+    };
+    let mut bytes = std::fs::read(&path).unwrap();
+    // BuffersWritten: 0x24 into the TRACE_LOGFILE_HEADER, after the 0x48-byte buffer header and
+    // the 0x20-byte SYSTEM_TRACE_HEADER.
+    let at = 0x48 + 0x20 + 0x24;
+    assert_eq!(bytes[at..at + 4], 3u32.to_le_bytes());
+    bytes[at..at + 4].fill(0);
+    let dir = TempDir::new("unflushed");
+    let unflushed = dir.file("unflushed.etl", &bytes);
+    let unflushed = unflushed.to_str().unwrap();
+    assert_eq!(
+        run(&["etl", unflushed, "--summary", "--json"]),
+        "{\"buffers\":3,\"events\":23,\"kinds\":{\"EVENT_HEADER64\":1,\"FULL_HEADER64\":18,\
+         \"SYSTEM64\":4},\"buffers_written_was_zero\":true}\n"
+    );
+    assert_eq!(
+        run(&["etl", unflushed, "--summary"]),
+        "3 buffers, 23 events\nthe logfile header's BuffersWritten is 0 (a session still \
+         running or not stopped cleanly): read to the end of the file\n EVENT_HEADER64        1\n  \
+         FULL_HEADER64       18\n       SYSTEM64        4\n"
+    );
+}
+
+#[test]
+fn each_json_event_names_its_buffers_processor() {
+    let Some(path) = trace("gcevents.etl") else {
+        return;
+    };
+    // dissect.etl 3.14's `BufferHeader.ProcessorIndex` of each buffer of the file.
+    let processors = [0, 7, 6, 2, 4];
+    let (lines, stderr, code) = json_lines(&path);
+    assert_eq!((stderr.as_str(), code), ("", Some(0)));
+    assert_eq!(lines.len(), 1 + 71);
+    for line in &lines[1..] {
+        let buffer = line["buffer"].as_u64().unwrap() as usize;
+        assert_eq!(line["processor"], json!(processors[buffer]), "{line}");
+    }
+    assert!(lines[0].get("processor").is_none());
+}

@@ -1,0 +1,726 @@
+//! Reading an .etl file from any [`std::io::Read`], one buffer at a time: the header buffer
+//! first, then each buffer as stored (the 0x48-byte `WMI_BUFFER_HEADER`, then the rest of its
+//! `BufferSize`), decompressed into scratch space the reader owns and walked with the same
+//! functions [`EtlFile`] uses. Only the current buffer and that scratch space are in memory.
+
+use std::fs::File;
+use std::io::{self, BufReader, Read};
+use std::path::Path;
+use std::vec::Vec;
+
+use crate::read::error::{BufferPosition, ReadError, ReadErrorKind};
+use crate::read::etl::{EtlBuffer, EtlFile, MAX_BUFFER_SIZE};
+use crate::read::events::{Event, Events};
+use crate::read::trace_buffer::TraceBuffer;
+use crate::wire::file::trace_logfile_header::{LogfileNames, TraceLogfileHeader};
+use crate::wire::file::wmi_buffer_header::{BufferFlags, WmiBufferHeader};
+use crate::wire::headers::system_trace_header::SystemTraceHeader;
+use crate::wire::layout::Bitness;
+use crate::wire::utf16::Utf16Str;
+
+/// An .etl file read as a stream: the logfile header when it is opened, then its buffers one
+/// at a time, each decompressed (when compressed) into scratch space the reader owns.
+///
+/// The reader holds one buffer as stored (at most [`MAX_BUFFER_SIZE`] bytes, checked before
+/// the rest of a buffer is read) and, once a compressed buffer comes, one
+/// [`buffer_size`](Self::buffer_size) of scratch space: never the whole file. The buffers are
+/// the ones [`EtlFile::buffers`] finds in the same bytes, in the same order, with the same
+/// events; the checks are the core's ([`EtlFile::parse`] for the header buffer,
+/// [`EtlBuffer::trace_buffer`] for each buffer), so the errors are too, with two differences:
+/// - a buffer whose `BufferSize` is below 0x48 or above [`MAX_BUFFER_SIZE`] is
+///   [`ReadErrorKind::BufferSizeBeyondLimits`], found from its header alone (the reader does
+///   not know how many bytes the file has left, and allocates nothing for such a claim);
+/// - a file that ends cleanly after fewer buffers than the logfile header's `BuffersWritten`
+///   ends with [`ReadErrorKind::FileEndsBeforeBuffersWritten`] (see
+///   [`read_stored_buffer`](Self::read_stored_buffer)).
+///
+/// A file whose first buffer is not an .etl header buffer (any other file, `/dev/zero`) is
+/// [`EtlReaderError::NotAnEtl`], naming its first bytes, as soon as that buffer's header is
+/// read.
+///
+/// Rust has no lending iterator: [`next_buffer`](Self::next_buffer) hands out a
+/// [`ReaderBuffer`] that borrows the reader until the next call, and
+/// [`for_each_event`](Self::for_each_event) calls a closure for every event. For decoding
+/// buffers on several threads, [`read_stored_buffer`](Self::read_stored_buffer) reads a buffer
+/// without decompressing it, and [`StoredBuffer::decode`] decompresses and walks it anywhere.
+///
+/// ```no_run
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use etw_classic::EtlReader;
+///
+/// let mut reader = EtlReader::open("trace.etl")?;
+/// println!("logger {}", reader.names().logger_name);
+/// while let Some(buffer) = reader.next_buffer() {
+///     let buffer = buffer?;
+///     for event in buffer.events() {
+///         let event = event?;
+///         println!(
+///             "buffer {} (file offset {:#x}, processor {}) offset {:#x}: {:?}",
+///             buffer.position.index,
+///             buffer.position.file_offset,
+///             buffer.processor,
+///             event.offset,
+///             event.header_type
+///         );
+///     }
+/// }
+/// if reader.buffers_written_was_zero() {
+///     println!("BuffersWritten is 0: a live or unflushed session, read to its end");
+/// }
+/// # Ok(())
+/// # }
+/// ```
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+#[derive(Debug)]
+pub struct EtlReader<R> {
+    source: R,
+    first_buffer: WmiBufferHeader,
+    system_header: SystemTraceHeader,
+    logfile_header: TraceLogfileHeader,
+    names: OwnedNames,
+    /// The logfile header's `BufferSize`, as [`EtlFile::parse`] checked it.
+    buffer_size: usize,
+    /// The buffer last read; after [`new`](EtlReader::new), the header buffer.
+    current: StoredBuffer,
+    /// Whether `current` is the header buffer, read by `new` and not handed out yet.
+    first_pending: bool,
+    /// Where compressed buffers are decompressed: empty until the first one, then
+    /// `buffer_size` bytes.
+    scratch: Vec<u8>,
+    /// The index and file offset of the next buffer.
+    next: BufferPosition,
+    /// Whether the reading has ended: at the end of the file, or after an error that leaves no
+    /// next buffer to find.
+    done: bool,
+}
+
+/// The names after the logfile header, owned: [`EtlReader::names`] lends them as
+/// [`LogfileNames`].
+#[derive(Clone, Debug, Default)]
+struct OwnedNames {
+    logger_name: Vec<u16>,
+    log_file_name: Vec<u16>,
+    terminated: bool,
+    rest: Vec<u8>,
+}
+
+impl EtlReader<BufReader<File>> {
+    /// Opens the file at `path` and reads its header buffer (see [`new`](Self::new)).
+    ///
+    /// # Errors
+    /// [`EtlReaderError::Io`] when the file cannot be opened; otherwise those of
+    /// [`new`](Self::new).
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, EtlReaderError> {
+        let file = File::open(path).map_err(|error| EtlReaderError::Io {
+            buffer: None,
+            error,
+        })?;
+        Self::new(BufReader::new(file))
+    }
+}
+
+impl<R: Read> EtlReader<R> {
+    /// Reads the header buffer from the start of `source`: the first buffer, whose first event
+    /// is the logfile header, checked by [`EtlFile::parse`]. The buffer is kept: the first
+    /// call to [`next_buffer`](Self::next_buffer) or
+    /// [`read_stored_buffer`](Self::read_stored_buffer) hands it out as buffer 0, as
+    /// [`EtlFile::buffers`] does.
+    ///
+    /// # Errors
+    /// - [`EtlReaderError::NotAnEtl`] when the first buffer is not the header buffer of an .etl
+    ///   file (an empty stream, a header cut short, a `BufferSize` out of range, no logfile
+    ///   header event, ...): it names the first bytes and holds the error that says which
+    ///   check failed;
+    /// - [`EtlReaderError::Io`] when reading fails otherwise than by ending.
+    ///
+    /// ```
+    /// use std::io::Cursor;
+    /// use etw_classic::{Bitness, EtlHeader, EtlReader, EtlReaderError};
+    ///
+    /// // A file of one buffer: the logfile header's, as the .etl writer makes it.
+    /// let mut file = vec![0u8; 0x400];
+    /// let mut header = EtlHeader::new(Bitness::Bits64, 0x400);
+    /// header.logger_name = "boot";
+    /// header.write_first_buffer(&mut file)?;
+    /// let mut reader = EtlReader::new(Cursor::new(file))?;
+    /// assert_eq!(reader.names().logger_name.to_string(), "boot");
+    /// let buffer = reader.next_buffer().unwrap()?;
+    /// assert_eq!(buffer.events().count(), 1); // the logfile header event
+    /// assert!(reader.next_buffer().is_none());
+    ///
+    /// // Anything else is named by its first bytes.
+    /// let error = EtlReader::new(Cursor::new(b"MZ\x90\0\x03\0\0\0 and the rest")).unwrap_err();
+    /// assert!(matches!(error, EtlReaderError::NotAnEtl { .. }));
+    /// assert!(error
+    ///     .to_string()
+    ///     .starts_with("not an .etl file: its first 8 bytes are 4d 5a 90 00 03 00 00 00; expected"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn new(mut source: R) -> Result<Self, EtlReaderError> {
+        let position = BufferPosition {
+            index: 0,
+            file_offset: 0,
+        };
+        let mut current = StoredBuffer::new();
+        match read_stored(&mut source, &mut current, position) {
+            Ok(true) => {}
+            // What `EtlFile::parse` says of an empty file.
+            Ok(false) => {
+                let kind = ReadErrorKind::BufferHeaderTruncated {
+                    needed: WmiBufferHeader::LEN,
+                    available: 0,
+                };
+                return Err(EtlReaderError::not_an_etl(
+                    &[],
+                    ReadError::new(Some(position), kind),
+                ));
+            }
+            Err(EtlReaderError::Read(error)) => {
+                return Err(EtlReaderError::not_an_etl(&current.bytes, error))
+            }
+            Err(error) => return Err(error),
+        }
+        let (first_buffer, system_header, logfile_header, names, buffer_size) =
+            match EtlFile::parse(&current.bytes) {
+                Ok(file) => (
+                    file.first_buffer,
+                    file.system_header,
+                    file.logfile_header,
+                    OwnedNames {
+                        logger_name: file.names.logger_name.units().collect(),
+                        log_file_name: file.names.log_file_name.units().collect(),
+                        terminated: file.names.terminated,
+                        rest: file.names.rest.to_vec(),
+                    },
+                    file.buffer_size(),
+                ),
+                Err(error) => return Err(EtlReaderError::not_an_etl(&current.bytes, error)),
+            };
+        Ok(Self {
+            source,
+            first_buffer,
+            system_header,
+            logfile_header,
+            names,
+            buffer_size,
+            next: BufferPosition {
+                index: 1,
+                file_offset: current.bytes.len(),
+            },
+            current,
+            first_pending: true,
+            scratch: Vec::new(),
+            done: false,
+        })
+    }
+
+    /// The header buffer's `WMI_BUFFER_HEADER`.
+    pub const fn first_buffer(&self) -> WmiBufferHeader {
+        self.first_buffer
+    }
+
+    /// The logfile header event's `SYSTEM_TRACE_HEADER`.
+    pub const fn system_header(&self) -> SystemTraceHeader {
+        self.system_header
+    }
+
+    /// The `TRACE_LOGFILE_HEADER`, in the logger's layout.
+    pub const fn logfile_header(&self) -> TraceLogfileHeader {
+        self.logfile_header
+    }
+
+    /// The logger and log file names that follow the logfile header.
+    pub fn names(&self) -> LogfileNames<'_> {
+        LogfileNames {
+            logger_name: Utf16Str::from_units(&self.names.logger_name),
+            log_file_name: Utf16Str::from_units(&self.names.log_file_name),
+            terminated: self.names.terminated,
+            rest: &self.names.rest,
+        }
+    }
+
+    /// The logger's pointer size, from the logfile header's layout (as [`EtlFile::bitness`]).
+    pub const fn bitness(&self) -> Bitness {
+        self.logfile_header.bitness()
+    }
+
+    /// The logfile header's `BufferSize`: scratch space of this size decompresses any buffer
+    /// of the file (see [`StoredBuffer::decode`]).
+    pub const fn buffer_size(&self) -> usize {
+        self.buffer_size
+    }
+
+    /// Whether the logfile header's `BuffersWritten` is 0, as in the file of a session that is
+    /// still running or was not stopped cleanly (the count is written when the session
+    /// stops). The reader then reads buffers until the file ends; otherwise a file that ends
+    /// before `BuffersWritten` buffers ends with
+    /// [`ReadErrorKind::FileEndsBeforeBuffersWritten`].
+    pub fn buffers_written_was_zero(&self) -> bool {
+        self.logfile_header.buffers_written() == 0
+    }
+
+    /// The buffers handed out so far (by [`next_buffer`](Self::next_buffer) or
+    /// [`read_stored_buffer`](Self::read_stored_buffer)), the header buffer included.
+    pub const fn buffers_read(&self) -> usize {
+        if self.first_pending {
+            0
+        } else {
+            self.next.index
+        }
+    }
+
+    /// The file offset where the next buffer starts: the bytes of the buffers read so far.
+    pub const fn bytes_read(&self) -> usize {
+        self.next.file_offset
+    }
+
+    /// Whether the reading has ended: the file ended, or an error left no next buffer to find
+    /// (every call then returns `None`).
+    pub const fn is_done(&self) -> bool {
+        self.done
+    }
+
+    /// The source, for reading what may follow; where it stands is unspecified after an error.
+    pub fn into_inner(self) -> R {
+        self.source
+    }
+
+    /// Reads the next buffer as stored, without decompressing it, into `into` (whose memory is
+    /// reused): its header, then the rest of its `BufferSize`. `None` once the file has ended
+    /// (no byte left where a buffer would start) or after an error.
+    ///
+    /// # Errors
+    /// Each ends the reading (then `None` for ever), and names the buffer's index and file
+    /// offset:
+    /// - [`ReadErrorKind::BufferHeaderTruncated`] when the file ends within a buffer header;
+    /// - [`ReadErrorKind::BufferSizeBeyondLimits`] when `BufferSize` is below 0x48 or above
+    ///   [`MAX_BUFFER_SIZE`] (checked before anything else is read or allocated);
+    /// - [`ReadErrorKind::BufferSizeOutOfRange`] when the file ends before `BufferSize` bytes;
+    /// - [`ReadErrorKind::FileEndsBeforeBuffersWritten`] when the file ends cleanly after
+    ///   fewer buffers than the logfile header's `BuffersWritten` (unless it is 0, see
+    ///   [`buffers_written_was_zero`](Self::buffers_written_was_zero), or the file is circular:
+    ///   `LogFileMode` has `EVENT_TRACE_FILE_MODE_CIRCULAR`, 0x2);
+    /// - [`EtlReaderError::Io`] when reading fails otherwise than by ending.
+    pub fn read_stored_buffer(
+        &mut self,
+        into: &mut StoredBuffer,
+    ) -> Option<Result<(), EtlReaderError>> {
+        if self.done {
+            return None;
+        }
+        if self.first_pending {
+            self.first_pending = false;
+            // The header buffer moves to the caller: the reader keeps no copy.
+            core::mem::swap(into, &mut self.current);
+            return Some(Ok(()));
+        }
+        match read_stored(&mut self.source, into, self.next) {
+            Ok(true) => {
+                // A stored buffer is at most MAX_BUFFER_SIZE bytes, which is far below
+                // `usize::MAX`; only an offset past `usize::MAX` (a file over 4 GiB on a 32-bit
+                // target) overflows, and that ends the reading with an error.
+                let next = self
+                    .next
+                    .index
+                    .checked_add(1)
+                    .zip(self.next.file_offset.checked_add(into.bytes.len()));
+                match next {
+                    Some((index, file_offset)) => {
+                        self.next = BufferPosition { index, file_offset };
+                        Some(Ok(()))
+                    }
+                    None => {
+                        self.done = true;
+                        Some(Err(EtlReaderError::Io {
+                            buffer: Some(self.next),
+                            error: io::Error::new(
+                                io::ErrorKind::FileTooLarge,
+                                "the next buffer's file offset does not fit a usize",
+                            ),
+                        }))
+                    }
+                }
+            }
+            Ok(false) => {
+                self.done = true;
+                self.check_buffers_written().map(Err)
+            }
+            Err(error) => {
+                self.done = true;
+                Some(Err(error))
+            }
+        }
+    }
+
+    /// At the end of the file, after `self.next.index` buffers: the error when the logfile
+    /// header counts more. Not for a circular file, whose buffers wrap around.
+    fn check_buffers_written(&self) -> Option<EtlReaderError> {
+        let buffers_written = self.logfile_header.buffers_written();
+        let circular = self.logfile_header.log_file_mode() & EVENT_TRACE_FILE_MODE_CIRCULAR != 0;
+        let fewer = usize::try_from(buffers_written).is_ok_and(|written| written > self.next.index);
+        (fewer && !circular).then(|| {
+            let kind = ReadErrorKind::FileEndsBeforeBuffersWritten {
+                buffers: self.next.index,
+                buffers_written,
+            };
+            EtlReaderError::Read(ReadError::new(Some(self.next), kind))
+        })
+    }
+
+    /// Reads [the next buffer](Self::read_stored_buffer) and makes its events ready to walk
+    /// ([`StoredBuffer::decode`] into the reader's scratch space). The buffer borrows the reader
+    /// until the next call.
+    ///
+    /// # Errors
+    /// - those of [`read_stored_buffer`](Self::read_stored_buffer), which end the reading;
+    /// - those of [`StoredBuffer::decode`] (a compressed buffer that does not decompress, an
+    ///   `Offset` out of range): they are this buffer's alone, and the next call reads the
+    ///   next buffer, as [`EtlFile::buffers`] would go on to it.
+    ///
+    /// An error among the events of a buffer is the last item of its
+    /// [`events`](ReaderBuffer::events); the next call reads the next buffer.
+    pub fn next_buffer(&mut self) -> Option<Result<ReaderBuffer<'_>, EtlReaderError>> {
+        if self.first_pending {
+            self.first_pending = false;
+        } else {
+            let mut current = core::mem::take(&mut self.current);
+            let read = self.read_stored_buffer(&mut current);
+            self.current = current;
+            match read? {
+                Ok(()) => {}
+                Err(error) => return Some(Err(error)),
+            }
+        }
+        if self.current.header.is_compressed() && self.scratch.len() < self.buffer_size {
+            // `buffer_size` was checked against MAX_BUFFER_SIZE by `EtlFile::parse`.
+            self.scratch.resize(self.buffer_size, 0);
+        }
+        Some(
+            self.current
+                .decode(&mut self.scratch)
+                .map_err(EtlReaderError::Read),
+        )
+    }
+
+    /// Calls `event` for every event of every remaining buffer, in file order, with the buffer
+    /// it is in, and stops at the first error, which it returns: every event before it has
+    /// been handed to `event`, and the reader is then done. `Ok` when the file ended cleanly.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use etw_classic::EtlReader;
+    ///
+    /// let mut reader = EtlReader::open("trace.etl")?;
+    /// let mut per_processor = std::collections::BTreeMap::<u16, u64>::new();
+    /// reader.for_each_event(|buffer, _event| {
+    ///     *per_processor.entry(buffer.processor).or_default() += 1;
+    /// })?;
+    /// println!("{} buffers, events per processor: {per_processor:?}", reader.buffers_read());
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    /// The first error of [`next_buffer`](Self::next_buffer) or of a buffer's events.
+    pub fn for_each_event<F>(&mut self, mut event: F) -> Result<(), EtlReaderError>
+    where
+        F: FnMut(&ReaderBuffer<'_>, Event<'_>),
+    {
+        let result = self.walk_events(&mut event);
+        if result.is_err() {
+            self.done = true;
+        }
+        result
+    }
+
+    /// [`for_each_event`](Self::for_each_event) without the fuse.
+    fn walk_events<F>(&mut self, event: &mut F) -> Result<(), EtlReaderError>
+    where
+        F: FnMut(&ReaderBuffer<'_>, Event<'_>),
+    {
+        while let Some(buffer) = self.next_buffer() {
+            let buffer = buffer?;
+            for item in buffer.events() {
+                event(&buffer, item.map_err(EtlReaderError::Read)?);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `EVENT_TRACE_FILE_MODE_CIRCULAR` (evntrace.h): the session's file is a ring of buffers
+/// (`MaximumFileSize`) that the newest overwrite, so it may hold fewer than `BuffersWritten`.
+const EVENT_TRACE_FILE_MODE_CIRCULAR: u32 = 0x0000_0002;
+
+/// Reads up to `len` bytes from `source` onto the end of `bytes`, fewer only where the stream
+/// ends; returns how many. The vector grows with the bytes that come, not with `len`.
+fn read_up_to<R: Read>(source: &mut R, bytes: &mut Vec<u8>, len: usize) -> io::Result<usize> {
+    let limit = u64::try_from(len).unwrap_or(u64::MAX);
+    source.take(limit).read_to_end(bytes)
+}
+
+/// Reads the buffer at `position` from `source` into `into`: its header, then, once its
+/// `BufferSize` is within limits, the rest. `Ok(false)` when the stream has no byte left.
+fn read_stored<R: Read>(
+    source: &mut R,
+    into: &mut StoredBuffer,
+    position: BufferPosition,
+) -> Result<bool, EtlReaderError> {
+    let at = |kind: ReadErrorKind| EtlReaderError::Read(ReadError::new(Some(position), kind));
+    let io = |error: io::Error| EtlReaderError::Io {
+        buffer: Some(position),
+        error,
+    };
+    into.bytes.clear();
+    into.index = position.index;
+    into.file_offset = position.file_offset;
+    into.header = WmiBufferHeader::default();
+    let got = read_up_to(source, &mut into.bytes, WmiBufferHeader::LEN).map_err(io)?;
+    if got == 0 {
+        return Ok(false);
+    }
+    let Some(header) = into.bytes.first_chunk::<{ WmiBufferHeader::LEN }>() else {
+        return Err(at(ReadErrorKind::BufferHeaderTruncated {
+            needed: WmiBufferHeader::LEN,
+            available: got,
+        }));
+    };
+    let header = WmiBufferHeader::from_bytes(header);
+    let Some(rest) = usize::try_from(header.buffer_size)
+        .ok()
+        .filter(|size| (WmiBufferHeader::LEN..=MAX_BUFFER_SIZE).contains(size))
+        .and_then(|size| size.checked_sub(WmiBufferHeader::LEN))
+    else {
+        return Err(at(ReadErrorKind::BufferSizeBeyondLimits {
+            buffer_size: header.buffer_size,
+            min: WmiBufferHeader::LEN,
+            max: MAX_BUFFER_SIZE,
+        }));
+    };
+    let got = read_up_to(source, &mut into.bytes, rest).map_err(io)?;
+    if got < rest {
+        // What `EtlBuffers` says of a buffer that runs past the end of the file.
+        return Err(at(ReadErrorKind::BufferSizeOutOfRange {
+            buffer_size: header.buffer_size,
+            min: WmiBufferHeader::LEN,
+            max: into.bytes.len(),
+        }));
+    }
+    into.header = header;
+    Ok(true)
+}
+
+/// The processor whose buffer this is: `ETW_BUFFER_CONTEXT.ProcessorIndex` (u16 at 0x28) when
+/// `BufferFlag` has `ETW_BUFFER_FLAG_PROC_INDEX` (0x20), else `ProcessorNumber` (byte 0x28)
+/// (EVENT-HEADERS.md section 7: evntcons.h `GetEventProcessorIndex`; every data buffer of the
+/// PerfView traces has the flag).
+fn processor(header: &WmiBufferHeader) -> u16 {
+    if header.buffer_flag.contains(BufferFlags::PROC_INDEX) {
+        header.client_context.processor_index()
+    } else {
+        u16::from(header.client_context.processor_number())
+    }
+}
+
+/// One buffer of an .etl file as stored, read by [`EtlReader::read_stored_buffer`]: its header
+/// and its `BufferSize` bytes, compressed or not, owned so that it can be decoded on another
+/// thread ([`decode`](Self::decode)).
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StoredBuffer {
+    index: usize,
+    file_offset: usize,
+    header: WmiBufferHeader,
+    bytes: Vec<u8>,
+}
+
+impl StoredBuffer {
+    /// An empty buffer to read into (it holds no buffer of a file until then).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Where the buffer lies in the file.
+    pub const fn position(&self) -> BufferPosition {
+        BufferPosition {
+            index: self.index,
+            file_offset: self.file_offset,
+        }
+    }
+
+    /// The buffer's header.
+    pub const fn header(&self) -> WmiBufferHeader {
+        self.header
+    }
+
+    /// The whole buffer as stored, header included: `BufferSize` bytes.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// The processor the buffer belongs to: `ProcessorIndex` when `BufferFlag` has
+    /// `ETW_BUFFER_FLAG_PROC_INDEX` (0x20), else `ProcessorNumber`.
+    pub fn processor(&self) -> u16 {
+        processor(&self.header)
+    }
+
+    /// The buffer as [`EtlFile::buffers`] gives it.
+    pub fn as_etl_buffer(&self) -> EtlBuffer<'_> {
+        EtlBuffer {
+            index: self.index,
+            file_offset: self.file_offset,
+            header: self.header,
+            bytes: &self.bytes,
+        }
+    }
+
+    /// The buffer's events, ready to walk: in place when it is not compressed, else
+    /// decompressed into `scratch` ([`EtlBuffer::trace_buffer`]); `scratch` of the file's
+    /// [`EtlReader::buffer_size`] is enough for any buffer of the file. A pure function of the
+    /// buffer: buffers can be decoded on several threads, each with its own scratch.
+    ///
+    /// # Errors
+    /// Those of [`EtlBuffer::trace_buffer`], naming this buffer.
+    pub fn decode<'s>(&'s self, scratch: &'s mut [u8]) -> Result<ReaderBuffer<'s>, ReadError> {
+        let trace_buffer = self.as_etl_buffer().trace_buffer(scratch)?;
+        Ok(ReaderBuffer {
+            position: self.position(),
+            processor: self.processor(),
+            stored_len: self.bytes.len(),
+            trace_buffer,
+        })
+    }
+}
+
+/// One buffer of an .etl file with its events ready to walk ([`EtlReader::next_buffer`],
+/// [`StoredBuffer::decode`]).
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ReaderBuffer<'a> {
+    /// The buffer's index in the file and the file offset of its header.
+    pub position: BufferPosition,
+    /// The processor whose buffer it is (see [`StoredBuffer::processor`]).
+    pub processor: u16,
+    /// The bytes the buffer takes in the file: its `BufferSize` (shorter than the logfile
+    /// header's `BufferSize` for a compressed buffer).
+    pub stored_len: usize,
+    /// The header and the events' bytes (decompressed for a compressed buffer).
+    pub trace_buffer: TraceBuffer<'a>,
+}
+
+impl<'a> ReaderBuffer<'a> {
+    /// The buffer's header.
+    pub const fn header(&self) -> WmiBufferHeader {
+        self.trace_buffer.header
+    }
+
+    /// The buffer's events, in order; [`Event::offset`] counts from the end of the 0x48-byte
+    /// header, in the decompressed events of a compressed buffer. Their errors name the buffer.
+    pub const fn events(&self) -> Events<'a> {
+        self.trace_buffer.events()
+    }
+}
+
+/// An error of [`EtlReader`]: the file is not an .etl file, a buffer or event of it is
+/// malformed or cut short, or reading failed.
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum EtlReaderError {
+    /// The first buffer is not the header buffer of an .etl file.
+    NotAnEtl {
+        /// The file's first bytes (zero after the first `len`).
+        first_bytes: [u8; 8],
+        /// How many bytes of `first_bytes` the file has: fewer than 8 for a shorter file.
+        len: usize,
+        /// The check of the header buffer that failed, naming buffer 0 at file offset 0.
+        error: ReadError,
+    },
+    /// A buffer or one of its events is malformed, or the file ends within a buffer.
+    Read(ReadError),
+    /// Reading failed (a stream that ends is not an I/O error: see
+    /// [`Read`](Self::Read)).
+    Io {
+        /// The buffer being read, when the file was open.
+        buffer: Option<BufferPosition>,
+        /// What the reader said.
+        error: io::Error,
+    },
+}
+
+impl EtlReaderError {
+    /// [`NotAnEtl`](Self::NotAnEtl) for a file whose bytes start with `bytes`.
+    fn not_an_etl(bytes: &[u8], error: ReadError) -> Self {
+        let mut first_bytes = [0u8; 8];
+        for (slot, byte) in first_bytes.iter_mut().zip(bytes) {
+            *slot = *byte;
+        }
+        let len = bytes.len().min(first_bytes.len());
+        Self::NotAnEtl {
+            first_bytes,
+            len,
+            error,
+        }
+    }
+
+    /// Where in the file the error is, when known.
+    pub const fn buffer(&self) -> Option<BufferPosition> {
+        match self {
+            Self::NotAnEtl { error, .. } | Self::Read(error) => error.buffer,
+            Self::Io { buffer, .. } => *buffer,
+        }
+    }
+}
+
+impl core::fmt::Display for EtlReaderError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::NotAnEtl {
+                first_bytes,
+                len,
+                error,
+            } => {
+                f.write_str("not an .etl file: ")?;
+                match *len {
+                    0 => f.write_str("it is empty")?,
+                    8 => f.write_str("its first 8 bytes are")?,
+                    len => write!(f, "it holds only {len} bytes:")?,
+                }
+                for byte in first_bytes.iter().take(*len) {
+                    write!(f, " {byte:02x}")?;
+                }
+                write!(
+                    f,
+                    "; expected a WMI_BUFFER_HEADER whose BufferSize (u32 at 0) is {:#x} to \
+                     {MAX_BUFFER_SIZE:#x}, then the logfile header event (a SYSTEM32 or SYSTEM64 \
+                     header with HookId 0 and a TRACE_LOGFILE_HEADER): {error}",
+                    WmiBufferHeader::LEN
+                )
+            }
+            Self::Read(error) => core::fmt::Display::fmt(error, f),
+            Self::Io { buffer, error } => {
+                if let Some(BufferPosition { index, file_offset }) = buffer {
+                    write!(f, "buffer {index} at file offset {file_offset:#x}: ")?;
+                }
+                write!(f, "cannot read: {error}")
+            }
+        }
+    }
+}
+
+impl core::error::Error for EtlReaderError {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            Self::NotAnEtl { error, .. } => Some(error),
+            Self::Read(error) => core::error::Error::source(error),
+            Self::Io { error, .. } => Some(error),
+        }
+    }
+}
+
+impl From<ReadError> for EtlReaderError {
+    fn from(error: ReadError) -> Self {
+        Self::Read(error)
+    }
+}
