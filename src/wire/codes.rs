@@ -395,6 +395,7 @@ impl Level {
     /// TRACE_LEVEL_ERROR (2) events." So enabling level N takes levels 1..=N. An event of level 0
     /// carries no severity and is taken by any enabled session; a session enabled at
     /// [`Level::NONE`] takes nothing ("Tracing is not on").
+    #[inline]
     pub const fn enables(self, event: Level) -> bool {
         self.0 != Self::NONE.0 && event.0 <= self.0
     }

@@ -254,7 +254,10 @@ impl<const CLASSES: usize> Provider<CLASSES> {
     ///
     /// # Errors
     /// As listed above; [`TraceError::win32_code`] gives the documented Win32 code of each.
-    #[inline]
+    ///
+    /// The level test (1.) is inlined into the caller and the rest is a call of its own, so
+    /// that a filtered-out event costs the test and not the frame of the whole call.
+    #[inline(always)]
     pub fn trace_event_instance<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize>(
         &self,
         session: &mut Session<BUFFER_SIZE, BUFFER_COUNT>,
@@ -267,6 +270,21 @@ impl<const CLASSES: usize> Provider<CLASSES> {
         if !session.enable_level().enables(header.class.level) {
             return Ok(Traced::FilteredOut);
         }
+        self.write_instance_event(session, header, data, instance, parent, context)
+    }
+
+    /// [`trace_event_instance`](Self::trace_event_instance) after the level test: checks 2 to
+    /// 5 and the event written.
+    #[inline]
+    fn write_instance_event<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize>(
+        &self,
+        session: &mut Session<BUFFER_SIZE, BUFFER_COUNT>,
+        header: &EventInstanceHeader,
+        data: EventData<'_>,
+        instance: &EventInstanceInfo,
+        parent: Option<&EventInstanceInfo>,
+        context: &mut impl TraceContext,
+    ) -> Result<Traced, TraceError> {
         let flags = header.times.flags();
         check_traced_guid(flags)?;
         data.check(EventInstanceHeader::LEN, header.size, flags)?;
@@ -324,7 +342,9 @@ impl<const CLASSES: usize> Provider<CLASSES> {
     ///
     /// # Errors
     /// As listed above; [`TraceError::win32_code`] gives the documented Win32 code of each.
-    #[inline]
+    ///
+    /// As there, the level test is inlined into the caller and the rest is a call of its own.
+    #[inline(always)]
     pub fn trace_event<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize>(
         &self,
         session: &mut Session<BUFFER_SIZE, BUFFER_COUNT>,
@@ -335,6 +355,18 @@ impl<const CLASSES: usize> Provider<CLASSES> {
         if !session.enable_level().enables(header.class.level) {
             return Ok(Traced::FilteredOut);
         }
+        self.write_plain_event(session, header, data, context)
+    }
+
+    /// [`trace_event`](Self::trace_event) after the level test.
+    #[inline]
+    fn write_plain_event<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize>(
+        &self,
+        session: &mut Session<BUFFER_SIZE, BUFFER_COUNT>,
+        header: &EventTraceHeader,
+        data: EventData<'_>,
+        context: &mut impl TraceContext,
+    ) -> Result<Traced, TraceError> {
         let flags = header.times.flags();
         check_traced_guid(flags)?;
         data.check(EventTraceHeader::LEN, header.size, flags)?;
