@@ -719,3 +719,150 @@ fn a_trace_streams_in_memory_of_one_buffer() {
     // file's 4.9 MB.
     assert!(peak < 256 << 10, "{peak} bytes allocated");
 }
+
+/// One event of a time-ordered walk: buffer index, offset in the buffer's events, processor,
+/// timestamp.
+type Ordered = (usize, usize, u16, Option<i64>);
+
+/// Every event of `reader`'s remaining buffers in time order, the errors, each with how many
+/// events came before it, and the buffers read.
+fn time_ordered<R: Read + std::io::Seek>(
+    reader: &mut EtlReader<R>,
+) -> (Vec<Ordered>, Vec<(usize, String)>, usize) {
+    let mut events = Vec::new();
+    let mut errors = Vec::new();
+    let buffers = reader
+        .for_each_event_in_time_order(|item| {
+            match item {
+                Ok(item) => events.push((
+                    item.position.index,
+                    item.event.offset,
+                    item.processor,
+                    item.event.timestamp(),
+                )),
+                Err(error) => errors.push((events.len(), error.to_string())),
+            }
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+    (events, errors, buffers)
+}
+
+#[test]
+fn time_order_yields_every_event_once_by_timestamp() {
+    let mut total = 0;
+    for name in TRACES {
+        let Some(bytes) = common::trace(name) else {
+            continue;
+        };
+        let mut in_file_order = Vec::new();
+        let mut reader = EtlReader::new(Cursor::new(&bytes)).unwrap();
+        reader
+            .for_each_event(|buffer, event| {
+                in_file_order.push((
+                    buffer.position.index,
+                    event.offset,
+                    buffer.processor,
+                    event.timestamp(),
+                ));
+            })
+            .unwrap();
+        let mut reader = EtlReader::new(Cursor::new(&bytes)).unwrap();
+        let (in_time_order, errors, buffers) = time_ordered(&mut reader);
+        assert!(errors.is_empty(), "{name}: {errors:?}");
+        assert_eq!(
+            buffers,
+            EtlFile::parse(&bytes).unwrap().buffers().count(),
+            "{name}"
+        );
+        assert!(reader.is_done());
+        // Each processor's events keep their file order, and the timestamps never go back.
+        let mut last = i64::MIN;
+        for &(_, _, _, timestamp) in &in_time_order {
+            if let Some(timestamp) = timestamp {
+                assert!(timestamp >= last, "{name}: {timestamp} after {last}");
+                last = timestamp;
+            }
+        }
+        // Within a processor: buffers by SequenceNumber, which in these files is file order,
+        // so its events come in file order.
+        let by_processor = |events: &[Ordered]| {
+            let mut chains = std::collections::BTreeMap::<u16, Vec<(usize, usize)>>::new();
+            for event in events {
+                chains.entry(event.2).or_default().push((event.0, event.1));
+            }
+            chains
+        };
+        assert_eq!(
+            by_processor(&in_time_order),
+            by_processor(&in_file_order),
+            "{name}"
+        );
+        total += in_time_order.len();
+        let mut sorted = in_time_order.clone();
+        sorted.sort_unstable();
+        in_file_order.sort_unstable();
+        assert_eq!(sorted, in_file_order, "{name}: every event exactly once");
+    }
+    if common::traces_required() {
+        assert_eq!(total, 347_873);
+    }
+}
+
+#[test]
+fn time_order_of_a_cut_file_gives_the_whole_buffers_then_the_error() {
+    let Some(bytes) = common::trace("net.4.5.2.x64.etl") else {
+        return;
+    };
+    let cut = &bytes[..3_000_000];
+    // File order: the events before the damage, then the error.
+    let mut reader = EtlReader::new(Cursor::new(cut)).unwrap();
+    let mut in_file_order = Vec::new();
+    let file_error = reader
+        .for_each_event(|buffer, event| in_file_order.push((buffer.position.index, event.offset)))
+        .unwrap_err();
+    let mut reader = EtlReader::new(Cursor::new(cut)).unwrap();
+    let (in_time_order, errors, buffers) = time_ordered(&mut reader);
+    assert_eq!(buffers, 251);
+    assert_eq!(in_time_order.len(), 152_965);
+    // The error that ended the listing comes once, after every event.
+    assert_eq!(errors, [(in_time_order.len(), file_error.to_string())]);
+    assert!(file_error
+        .to_string()
+        .starts_with("buffer 251 at file offset 0x2db916: WMI_BUFFER_HEADER.BufferSize"));
+    let mut sorted: Vec<(usize, usize)> = in_time_order.iter().map(|e| (e.0, e.1)).collect();
+    sorted.sort_unstable();
+    in_file_order.sort_unstable();
+    assert_eq!(sorted, in_file_order);
+}
+
+#[test]
+fn time_order_reads_a_file_that_starts_inside_its_source() {
+    let Some(bytes) = common::trace("gcevents.etl") else {
+        return;
+    };
+    let mut expected = Vec::new();
+    let mut reader = EtlReader::new(Cursor::new(&bytes)).unwrap();
+    let _ = time_ordered(&mut reader);
+    reader = EtlReader::new(Cursor::new(&bytes)).unwrap();
+    let (events, errors, _) = time_ordered(&mut reader);
+    expected.extend(events);
+    assert!(errors.is_empty());
+
+    let mut source = vec![0xA5; 1000];
+    source.extend_from_slice(&bytes);
+    let mut cursor = Cursor::new(source);
+    cursor.set_position(1000);
+    let mut reader = EtlReader::new(cursor).unwrap();
+    // A buffer read first is not read again.
+    let first = reader.next_buffer().unwrap().unwrap().events().count();
+    let (events, errors, buffers) = time_ordered(&mut reader);
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(
+        buffers,
+        EtlFile::parse(&bytes).unwrap().buffers().count() - 1
+    );
+    assert_eq!(events.len() + first, expected.len());
+    let rest: Vec<_> = expected.into_iter().filter(|event| event.0 != 0).collect();
+    assert_eq!(events, rest);
+}

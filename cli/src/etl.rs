@@ -474,7 +474,7 @@ pub fn run(path: &str, json_output: bool, summary: bool, order: Order) -> Result
         problems,
     } = match order {
         Order::File => print_in_file_order(&mut reader, printer, &mut out)?,
-        Order::Time => crate::time_ordered::print(path, &mut reader, printer, &mut out)?,
+        Order::Time => crate::time_ordered::print(&mut reader, printer, &mut out)?,
     };
     let events: u64 = counts_by_type.iter().sum();
 

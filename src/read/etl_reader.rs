@@ -285,6 +285,16 @@ impl<R: Read> EtlReader<R> {
         self.source
     }
 
+    /// The source, for the time-ordered walk's second reading.
+    pub(crate) fn source_mut(&mut self) -> &mut R {
+        &mut self.source
+    }
+
+    /// Ends the reading: every call then returns `None`.
+    pub(crate) fn finish(&mut self) {
+        self.done = true;
+    }
+
     /// Reads the next buffer as stored, without decompressing it, into `into` (whose memory is
     /// reused): its header, then the rest of its `BufferSize`. `None` once the file has ended
     /// (no byte left where a buffer would start) or after an error.
@@ -461,7 +471,7 @@ fn read_up_to<R: Read>(source: &mut R, bytes: &mut Vec<u8>, len: usize) -> io::R
 
 /// Reads the buffer at `position` from `source` into `into`: its header, then, once its
 /// `BufferSize` is within limits, the rest. `Ok(false)` when the stream has no byte left.
-fn read_stored<R: Read>(
+pub(crate) fn read_stored<R: Read>(
     source: &mut R,
     into: &mut StoredBuffer,
     position: BufferPosition,

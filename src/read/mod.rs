@@ -9,6 +9,8 @@ pub(crate) mod error;
 pub(crate) mod etl;
 #[cfg(feature = "std")]
 pub(crate) mod etl_reader;
+#[cfg(feature = "std")]
+pub(crate) mod etl_time_order;
 pub(crate) mod events;
 pub(crate) mod instance_tree;
 pub mod plain_lz77;
@@ -22,6 +24,9 @@ pub use etl::{EtlBuffer, EtlBuffers, EtlFile, MAX_BUFFER_SIZE};
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use etl_reader::{EtlReader, EtlReaderError, ReaderBuffer, StoredBuffer};
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub use etl_time_order::TimeOrderedEvent;
 pub use events::{Event, EventKind, Events};
 pub use instance_tree::{InstanceKey, InstanceNode, InstanceTree};
 pub use time_order::{BufferOrder, MergeCursor, ProcessorOrder, TimeOrder};
