@@ -21,6 +21,9 @@
 //!   last item it yields `None` for ever.
 //! - `for_each_event` hands over the events of that walk up to its first error, which it
 //!   returns, and is done after it; `read_stored_buffer` reads the same buffers as stored.
+//! - `for_each_event_in_time_order` hands over every event of that walk exactly once (the
+//!   same multiset), each processor's in the walk's order, with an error item when and only
+//!   when the walk met an error; then the reader is done.
 #![no_main]
 
 use std::io::Cursor;
@@ -228,6 +231,54 @@ fuzz_target!(|data: &[u8]| {
     assert!(reader
         .for_each_event(|_, _| panic!("an event after the end"))
         .is_ok());
+
+    // for_each_event_in_time_order: the same events, each once; errors when the walk had one.
+    let mut reader = EtlReader::new(Cursor::new(data)).unwrap();
+    let mut ordered = Vec::new();
+    let mut errors = 0usize;
+    let _ = reader.for_each_event_in_time_order(|item| {
+        match item {
+            Ok(item) => ordered.push((
+                item.processor,
+                (
+                    item.position.index,
+                    item.position.file_offset,
+                    item.event.offset,
+                    item.event.bytes.to_vec(),
+                ),
+            )),
+            Err(_) => errors += 1,
+        }
+        Ok::<(), ()>(())
+    });
+    assert!(reader.is_done());
+    assert_eq!(errors == 0, first_error.is_none(), "time order: {errors} errors");
+    let processors: std::collections::BTreeMap<usize, u16> = ordered
+        .iter()
+        .map(|(processor, seen)| (seen.0, *processor))
+        .collect();
+    for processor in processors.values().collect::<std::collections::BTreeSet<_>>() {
+        let chain: Vec<&Seen> = ordered
+            .iter()
+            .filter(|(of, _)| of == processor)
+            .map(|(_, seen)| seen)
+            .collect();
+        let mut in_order = chain.clone();
+        // Within a processor: buffers by SequenceNumber, then file order; each buffer's events
+        // in the walk's order.
+        in_order.sort_by_key(|seen| {
+            let sequence = data
+                .get(seen.1 + 0x18..seen.1 + 0x20)
+                .map_or(0, |bytes| i64::from_le_bytes(bytes.try_into().unwrap()));
+            (sequence, seen.0, seen.2)
+        });
+        assert!(chain == in_order, "processor {processor}: out of order");
+    }
+    let mut ordered: Vec<Seen> = ordered.into_iter().map(|(_, seen)| seen).collect();
+    let mut walked = seen.clone();
+    ordered.sort();
+    walked.sort();
+    assert!(ordered == walked, "time order: not the walk's events");
 
     // read_stored_buffer: the buffers as stored, the same as EtlFile's.
     let mut reader = EtlReader::new(Cursor::new(data)).unwrap();
