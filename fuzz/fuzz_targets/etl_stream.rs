@@ -252,12 +252,19 @@ fuzz_target!(|data: &[u8]| {
         Ok::<(), ()>(())
     });
     assert!(reader.is_done());
-    assert_eq!(errors == 0, first_error.is_none(), "time order: {errors} errors");
+    assert_eq!(
+        errors == 0,
+        first_error.is_none(),
+        "time order: {errors} errors"
+    );
     let processors: std::collections::BTreeMap<usize, u16> = ordered
         .iter()
         .map(|(processor, seen)| (seen.0, *processor))
         .collect();
-    for processor in processors.values().collect::<std::collections::BTreeSet<_>>() {
+    for processor in processors
+        .values()
+        .collect::<std::collections::BTreeSet<_>>()
+    {
         let chain: Vec<&Seen> = ordered
             .iter()
             .filter(|(of, _)| of == processor)
