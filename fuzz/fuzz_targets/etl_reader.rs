@@ -17,12 +17,13 @@
 //!   otherwise one of the errors the failing step allows; `buffers()` is the same walk as
 //!   `EtlBuffers::new`;
 //! - `EtlBuffer::trace_buffer` of an uncompressed buffer is `model::trace_buffer`; of a
-//!   compressed one whose `State` low word is 2 or 4, `UnsupportedCompressionFormat`; of any
-//!   other compressed one, the stream after the header decoded by the rules of [MS-XCA] 2.4.4
+//!   compressed one, the stream after the header decoded by the rules of [MS-XCA] 2.4.4
 //!   (`model::lz77`) into `Offset - 0x48` bytes: the same events when it fills them exactly,
 //!   `DecompressedLengthMismatch` (with the buffer's file offset) when it decodes to fewer,
 //!   one of the errors the rules allow for a corrupt stream, or `BufferOffsetOutOfRange` when
-//!   `Offset` is below 0x48 or beyond the scratch;
+//!   `Offset` is below 0x48 or beyond the scratch; except that a stream the rules do not decode
+//!   to `Offset - 0x48` bytes is `UnsupportedCompressionFormat` when the `State` low word is 2
+//!   or 4;
 //! - every buffer's events are then walked, delivered and added to one instance tree across
 //!   the file, with the checks of `trace_buffer_walk`.
 //!
@@ -247,18 +248,12 @@ fn check_trace_buffer<'b>(
     }
 
     // The low word of State (u32 @0x2C) as a COMPRESSION_FORMAT_*, as snail reads it: LZNT1 (2)
-    // and XPRESS_HUFF (4) are refused before anything else; any other value is Plain LZ77
-    // (EVENT-HEADERS §8).
+    // and XPRESS_HUFF (4) are named when the bytes are not Plain LZ77 (EVENT-HEADERS §8).
     let format = le32(buffer.bytes, 0x2C) & 0xFFFF;
-    if format == 2 || format == 4 {
-        assert_eq!(
-            result.err(),
-            Some(ReadErrorKind::UnsupportedCompressionFormat {
-                format: CompressionFormat(format as u16),
-            })
-        );
-        return None;
-    }
+    let named =
+        (format == 2 || format == 4).then_some(ReadErrorKind::UnsupportedCompressionFormat {
+            format: CompressionFormat(format as u16),
+        });
 
     // "SavedOffset @0x04 and Offset @0x30 both equal 0x48 + the decompressed length", and the
     // header is stored uncompressed (EVENT-HEADERS §8).
@@ -277,6 +272,12 @@ fn check_trace_buffer<'b>(
         return None;
     };
     let decoded = model::lz77(stream, expected_len);
+    if let Some(named) = named {
+        if decoded.end.is_err() || decoded.output.len() != expected_len {
+            assert_eq!(result.err(), Some(named), "trace_buffer of {buffer:?}");
+            return None;
+        }
+    }
     match (result, decoded.end) {
         (Ok(walk), Ok(())) if decoded.output.len() == expected_len => {
             model::check_wmi_buffer_header(&walk.header, buffer.bytes);

@@ -148,7 +148,8 @@ pub enum ReadErrorKind {
         max: usize,
     },
     /// A compressed buffer whose `State` names a compression format this reader does not
-    /// decode: `COMPRESSION_FORMAT_LZNT1` (2) or `COMPRESSION_FORMAT_XPRESS_HUFF` (4) (see
+    /// decode, `COMPRESSION_FORMAT_LZNT1` (2) or `COMPRESSION_FORMAT_XPRESS_HUFF` (4), and whose
+    /// bytes do not decompress as Plain LZ77 either (see
     /// [`EtlBuffer::compression_format`](crate::read::EtlBuffer::compression_format)).
     UnsupportedCompressionFormat {
         /// The low 16 bits of the buffer header's `State`.
@@ -304,7 +305,7 @@ impl core::fmt::Display for ReadErrorKind {
                     Some(name) => write!(f, "COMPRESSION_FORMAT_{name} ({})", format.0)?,
                     None => write!(f, "compression format {}", format.0)?,
                 }
-                f.write_str(", which this reader does not decode")
+                f.write_str(", which this reader does not decode (nor are its bytes Plain LZ77)")
             }
             Self::Decompress(error) => write!(f, "compressed events: {error}"),
             Self::DecompressedLengthMismatch { expected, found } => write!(

@@ -240,10 +240,11 @@ impl<'a> EtlBuffer<'a> {
     /// `State` (offset 0x2C) read as a `COMPRESSION_FORMAT_*` code; `None` for a buffer that is
     /// not compressed.
     ///
-    /// [`trace_buffer`](Self::trace_buffer) reports [`CompressionFormat::LZNT1`] (2) and
-    /// [`CompressionFormat::XPRESS_HUFF`] (4) as
-    /// [`ReadErrorKind::UnsupportedCompressionFormat`], and decodes every other value as
-    /// [`CompressionFormat::XPRESS`] (MS-XCA Plain LZ77), for the reasons below.
+    /// [`trace_buffer`](Self::trace_buffer) decodes every compressed buffer as
+    /// [`CompressionFormat::XPRESS`] (MS-XCA Plain LZ77) first. When that fails, a buffer whose
+    /// word is [`CompressionFormat::LZNT1`] (2) or [`CompressionFormat::XPRESS_HUFF`] (4) is
+    /// reported as [`ReadErrorKind::UnsupportedCompressionFormat`], any other as the Plain LZ77
+    /// error, for the reasons below.
     ///
     /// # What is known about that word
     ///
@@ -268,9 +269,12 @@ impl<'a> EtlBuffer<'a> {
     ///   traces with `RtlCompressBuffer` and `COMPRESSION_FORMAT_LZNT1`; it shows no bytes, and
     ///   no public trace, reader or writer was found with an LZNT1 or XPRESS-Huffman buffer.
     ///
-    /// Hence: a 2 or a 4 is taken at snail's word and reported rather than decoded as a corrupt
-    /// Plain LZ77 stream, while any other value, 3 included, is decoded as Plain LZ77, which is
-    /// what every compressed buffer seen so far needs.
+    /// Hence: every compressed buffer is decoded as Plain LZ77, which is what every compressed
+    /// buffer seen so far needs, whatever its word says (a 4 may be a buffer that was pending
+    /// compression when its `State` was written, a 2 a context-switch buffer). Only when the
+    /// bytes are not a Plain LZ77 stream of the length `Offset` says is a 2 or a 4 taken at
+    /// snail's word and reported as a format this reader does not decode, rather than as a
+    /// corrupt Plain LZ77 stream.
     pub fn compression_format(&self) -> Option<CompressionFormat> {
         if !self.is_compressed() {
             return None;
@@ -307,7 +311,8 @@ impl<'a> EtlBuffer<'a> {
     /// A [`ReadError`] naming this buffer. For an uncompressed buffer, those of
     /// [`TraceBuffer::parse`]. For a compressed one:
     /// [`ReadErrorKind::UnsupportedCompressionFormat`] when its `State` names LZNT1 or
-    /// XPRESS_HUFF ([`compression_format`](Self::compression_format));
+    /// XPRESS_HUFF ([`compression_format`](Self::compression_format)) and its bytes do not
+    /// decompress as Plain LZ77 to the length `Offset` says;
     /// [`ReadErrorKind::BufferOffsetOutOfRange`]
     /// when `Offset` is below 0x48 or says the events decompress to more than `scratch` holds
     /// (a corrupt `Offset`, reported before any decompression);
@@ -323,12 +328,13 @@ impl<'a> EtlBuffer<'a> {
         let Some(format) = self.compression_format() else {
             return self.in_place();
         };
-        if matches!(
+        // LZNT1 and XPRESS_HUFF are named only once the bytes are not Plain LZ77 either: 2 and
+        // 4 are also the `ETW_BUFFER_STATE`s `CSwitch` and `PendingCompression`.
+        let unsupported = matches!(
             format,
             CompressionFormat::LZNT1 | CompressionFormat::XPRESS_HUFF
-        ) {
-            return Err(at(ReadErrorKind::UnsupportedCompressionFormat { format }));
-        }
+        )
+        .then_some(at(ReadErrorKind::UnsupportedCompressionFormat { format }));
         // A slice holds at most `isize::MAX` bytes, so the sum fits a `usize`.
         #[allow(clippy::arithmetic_side_effects)]
         let max = WmiBufferHeader::LEN + scratch.len();
@@ -351,13 +357,15 @@ impl<'a> EtlBuffer<'a> {
             })));
         };
         let written = crate::read::plain_lz77::decompress(compressed, output)
-            .map_err(|error| at(ReadErrorKind::Decompress(error)))?;
+            .map_err(|error| unsupported.unwrap_or(at(ReadErrorKind::Decompress(error))))?;
         let output: &'b [u8] = output;
         if written != expected {
-            return Err(at(ReadErrorKind::DecompressedLengthMismatch {
-                expected,
-                found: written,
-            }));
+            return Err(
+                unsupported.unwrap_or(at(ReadErrorKind::DecompressedLengthMismatch {
+                    expected,
+                    found: written,
+                })),
+            );
         }
         Ok(TraceBuffer::from_parts(self.header, output).in_buffer(position))
     }
@@ -372,10 +380,11 @@ mod tests {
     fn a_compression_format_this_reader_does_not_decode_is_named() {
         extern crate std;
         use std::string::ToString;
+        // `Offset` says 16 bytes of events; no stream gives them.
         let header = WmiBufferHeader {
             buffer_flag: BufferFlags::COMPRESSED,
             state: 0x0001_0004,
-            offset: 0x48,
+            offset: 0x58,
             ..WmiBufferHeader::default()
         };
         let bytes = header.to_bytes();
@@ -393,7 +402,8 @@ mod tests {
         assert_eq!(
             error.to_string(),
             "buffer 2 at file offset 0x2000: buffer compressed with \
-             COMPRESSION_FORMAT_XPRESS_HUFF (4), which this reader does not decode"
+             COMPRESSION_FORMAT_XPRESS_HUFF (4), which this reader does not decode (nor are its \
+             bytes Plain LZ77)"
         );
         // A value without a name (only a hand-built error holds one).
         let unnamed = ReadErrorKind::UnsupportedCompressionFormat {
@@ -401,8 +411,36 @@ mod tests {
         };
         assert_eq!(
             unnamed.to_string(),
-            "buffer compressed with compression format 9, which this reader does not decode"
+            "buffer compressed with compression format 9, which this reader does not decode \
+             (nor are its bytes Plain LZ77)"
         );
+    }
+
+    #[test]
+    fn a_state_of_2_or_4_whose_bytes_are_plain_lz77_is_decoded() {
+        // MS-XCA 2.4.4: a flags word of 0 makes the next 32 bytes literals; the stream ends
+        // with its input. Eight literals: the 8 bytes of events `Offset` 0x50 says.
+        let events = *b"\x01\x02\x03\x04\x05\x06\x07\x08";
+        for state in [0x0000_0002, 0x0000_0004, 0x0001_0004] {
+            let header = WmiBufferHeader {
+                buffer_flag: BufferFlags::COMPRESSED,
+                state,
+                offset: 0x50,
+                ..WmiBufferHeader::default()
+            };
+            let mut bytes = [0u8; 0x48 + 4 + 8];
+            bytes[..0x48].copy_from_slice(&header.to_bytes());
+            bytes[0x48 + 4..].copy_from_slice(&events);
+            let buffer = EtlBuffer {
+                index: 1,
+                file_offset: 0x1000,
+                header,
+                bytes: &bytes,
+            };
+            let mut scratch = [0u8; 64];
+            let decoded = buffer.trace_buffer(&mut scratch).unwrap();
+            assert_eq!(decoded.event_bytes(), &events, "State {state:#x}");
+        }
     }
 
     #[test]
