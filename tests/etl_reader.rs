@@ -866,3 +866,20 @@ fn time_order_reads_a_file_that_starts_inside_its_source() {
     let rest: Vec<_> = expected.into_iter().filter(|event| event.0 != 0).collect();
     assert_eq!(events, rest);
 }
+
+#[test]
+fn the_streaming_readers_clock_is_the_files() {
+    for name in TRACES {
+        let Some(bytes) = common::trace(name) else {
+            continue;
+        };
+        let file = EtlFile::parse(&bytes).unwrap();
+        let reader = EtlReader::new(Cursor::new(&bytes)).unwrap();
+        assert_eq!(
+            reader.clock(),
+            etw_classic::read::TraceClock::from_etl(&file),
+            "{name}"
+        );
+        assert!(reader.clock().is_ok(), "{name}");
+    }
+}

@@ -466,7 +466,7 @@ pub fn run(path: &str, json_output: bool, summary: bool, order: Order) -> Result
         (false, false) => Output::Text,
         (false, true) => Output::Json,
     };
-    let clock = TraceClock::new(&reader.logfile_header(), reader.system_header().system_time).ok();
+    let clock = reader.clock().ok();
     let printer = Printer { output, clock };
     let Tally {
         buffers,

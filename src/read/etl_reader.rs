@@ -8,7 +8,8 @@ use std::io::{self, BufReader, Read};
 use std::path::Path;
 use std::vec::Vec;
 
-use crate::read::error::{BufferPosition, ReadError, ReadErrorKind};
+use crate::read::clock::TraceClock;
+use crate::read::error::{BufferPosition, ClockError, ReadError, ReadErrorKind};
 use crate::read::etl::{EtlBuffer, EtlFile, MAX_BUFFER_SIZE};
 use crate::read::events::{Event, Events};
 use crate::read::trace_buffer::TraceBuffer;
@@ -242,6 +243,15 @@ impl<R: Read> EtlReader<R> {
     /// The logger's pointer size, from the logfile header's layout (as [`EtlFile::bitness`]).
     pub const fn bitness(&self) -> Bitness {
         self.logfile_header.bitness()
+    }
+
+    /// The file's clock, as [`TraceClock::from_etl`] gives it for an [`EtlFile`]: each event's
+    /// raw [`timestamp`](Event::timestamp) through it is its FILETIME and UTC time.
+    ///
+    /// # Errors
+    /// Those of [`TraceClock::new`].
+    pub fn clock(&self) -> Result<TraceClock, ClockError> {
+        TraceClock::new(&self.logfile_header, self.system_header.system_time)
     }
 
     /// The logfile header's `BufferSize`: scratch space of this size decompresses any buffer
