@@ -23,7 +23,7 @@
 
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 
 use etw_classic::{
     read::{StoredBuffer, TraceClock},
@@ -400,6 +400,36 @@ fn print_in_file_order<R: Read + Send>(
     })
 }
 
+/// The path that names standard input.
+const STDIN: &str = "-";
+
+/// What `etwc etl` reads: a file, or standard input, which cannot seek.
+enum Source {
+    File(BufReader<File>),
+    Stdin(BufReader<std::io::Stdin>),
+}
+
+impl Read for Source {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            Self::File(file) => file.read(buf),
+            Self::Stdin(stdin) => stdin.read(buf),
+        }
+    }
+}
+
+impl Seek for Source {
+    fn seek(&mut self, to: SeekFrom) -> std::io::Result<u64> {
+        match self {
+            Self::File(file) => file.seek(to),
+            Self::Stdin(_) => Err(std::io::Error::new(
+                std::io::ErrorKind::Unsupported,
+                "standard input cannot seek",
+            )),
+        }
+    }
+}
+
 /// The message for an error of the reader: "cannot read PATH: ..." for an I/O error before any
 /// buffer, otherwise "PATH: " and the error, which names the buffer and its file offset.
 fn describe(path: &str, error: &EtlReaderError) -> String {
@@ -419,9 +449,27 @@ fn describe(path: &str, error: &EtlReaderError) -> String {
 /// one before is decompressed, walked and formatted on every core (a string per buffer), then
 /// printed in file order. The output is the same as a reading one event after the other.
 /// With [`Order::Time`], [`crate::time_ordered::print`] merges the buffers instead.
+///
+/// `path` `-` reads standard input, in file order only (`--order time` reads the file twice).
 pub fn run(path: &str, json_output: bool, summary: bool, order: Order) -> Result<(), String> {
-    let file = File::open(path).map_err(|error| format!("cannot read {path}: {error}"))?;
-    let mut reader = EtlReader::new(BufReader::new(file)).map_err(|e| describe(path, &e))?;
+    let source = if path == STDIN {
+        if order == Order::Time {
+            return Err(format!(
+                "--order time reads the file twice, which standard input ({STDIN}) cannot be: \
+                 save it to a file first"
+            ));
+        }
+        Source::Stdin(BufReader::new(std::io::stdin()))
+    } else {
+        let file = File::open(path).map_err(|error| format!("cannot read {path}: {error}"))?;
+        Source::File(BufReader::new(file))
+    };
+    let path = if path == STDIN {
+        "standard input"
+    } else {
+        path
+    };
+    let mut reader = EtlReader::new(source).map_err(|e| describe(path, &e))?;
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let write_error = |error: std::io::Error| format!("cannot write the output: {error}");

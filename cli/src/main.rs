@@ -3,7 +3,7 @@
 //! ```text
 //! etwc decode <LAYOUT> <HEX | @FILE> [--json]
 //! etwc encode <LAYOUT> <JSON | @FILE>
-//! etwc etl <FILE> [--json] [--summary] [--order file|time]
+//! etwc etl <FILE | -> [--json] [--summary] [--order file|time]
 //! etwc assemble <DUMP> -o <OUT.etl> [options]
 //! ```
 //! LAYOUT is one of trace-header, instance-header, instance-guid-header, event-trace32,
@@ -59,7 +59,7 @@ enum Command {
     },
     /// Read an .etl file: its logfile header, then one line per event of every buffer
     Etl {
-        /// The .etl file
+        /// The .etl file, or - for standard input
         file: String,
         /// Print JSON lines: one object per event (keys of `decode --json` plus buffer, offset
         /// and kind)

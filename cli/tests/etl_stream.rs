@@ -212,3 +212,44 @@ fn each_json_event_names_its_buffers_processor() {
     }
     assert!(lines[0].get("processor").is_none());
 }
+
+#[test]
+fn a_dash_reads_standard_input_in_file_order() {
+    let Some(path) = trace("gcevents.etl") else {
+        return;
+    };
+    let from_file = etwc().arg("etl").arg(&path).arg("--json").output().unwrap();
+    assert!(from_file.status.success());
+    let from_stdin = etwc()
+        .args(["etl", "-", "--json"])
+        .pipe_stdin(&path)
+        .unwrap()
+        .output()
+        .unwrap();
+    assert!(from_stdin.status.success(), "{}", utf8(&from_stdin.stderr));
+    assert_eq!(from_stdin.stdout, from_file.stdout);
+
+    // Time order reads the file twice: not possible on standard input.
+    let time = etwc()
+        .args(["etl", "-", "--order", "time"])
+        .pipe_stdin(&path)
+        .unwrap()
+        .output()
+        .unwrap();
+    assert_eq!(time.status.code(), Some(1));
+    assert!(time.stdout.is_empty());
+    assert_eq!(
+        utf8(&time.stderr),
+        "etwc: --order time reads the file twice, which standard input (-) cannot be: save it \
+         to a file first\n"
+    );
+
+    // What is not a trace is named as standard input.
+    let zeros = etwc()
+        .args(["etl", "-", "--summary"])
+        .write_stdin(Vec::new())
+        .output()
+        .unwrap();
+    assert_eq!(zeros.status.code(), Some(1));
+    assert!(utf8(&zeros.stderr).starts_with("etwc: standard input: not an .etl file: it is empty"));
+}
