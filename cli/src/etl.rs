@@ -349,7 +349,7 @@ fn print_in_file_order<R: Read + Send>(
     printer: Printer,
     out: &mut impl Write,
 ) -> Result<Tally, String> {
-    let write_error = |error: std::io::Error| format!("cannot write the output: {error}");
+    let write_error = crate::output_error;
     let buffer_size = reader.buffer_size();
     // Counted by header type, and named once at the end: a name per event would cost more than
     // reading the event.
@@ -472,7 +472,7 @@ pub fn run(path: &str, json_output: bool, summary: bool, order: Order) -> Result
     let mut reader = EtlReader::new(source).map_err(|e| describe(path, &e))?;
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
-    let write_error = |error: std::io::Error| format!("cannot write the output: {error}");
+    let write_error = crate::output_error;
 
     if !summary {
         let header = reader.logfile_header();

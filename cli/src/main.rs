@@ -80,9 +80,23 @@ enum Command {
     Assemble(assemble::Args),
 }
 
+/// What an output error becomes when the reader of the output has gone (`etwc etl ... | head`):
+/// not an error, so `main` ends quietly with status 0.
+const OUTPUT_CLOSED: &str = "the output was closed";
+
+/// The message for an error writing the output; a closed pipe is [`OUTPUT_CLOSED`].
+pub(crate) fn output_error(error: std::io::Error) -> String {
+    if error.kind() == std::io::ErrorKind::BrokenPipe {
+        OUTPUT_CLOSED.to_owned()
+    } else {
+        format!("cannot write the output: {error}")
+    }
+}
+
 fn main() -> ExitCode {
     match run(Cli::parse()) {
         Ok(()) => ExitCode::SUCCESS,
+        Err(message) if message == OUTPUT_CLOSED => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("etwc: {message}");
             ExitCode::FAILURE

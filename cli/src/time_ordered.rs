@@ -31,7 +31,7 @@ pub fn print<R: Read + Seek>(
             }
             Ok(())
         })
-        .map_err(|error: std::io::Error| format!("cannot write the output: {error}"))?;
+        .map_err(crate::output_error)?;
     tally.buffers = buffers as u64;
     Ok(tally)
 }

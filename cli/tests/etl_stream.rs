@@ -253,3 +253,50 @@ fn a_dash_reads_standard_input_in_file_order() {
     assert_eq!(zeros.status.code(), Some(1));
     assert!(utf8(&zeros.stderr).starts_with("etwc: standard input: not an .etl file: it is empty"));
 }
+
+#[test]
+fn a_closed_output_ends_quietly_with_status_0() {
+    let Some(path) = trace("net.4.5.2.x64.etl") else {
+        return;
+    };
+    for args in [&["--json"][..], &[][..], &["--order", "time"][..]] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_etwc"))
+            .arg("etl")
+            .arg(&path)
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Read one line, then close the pipe, as `head -1` does.
+        let mut stdout = child.stdout.take().unwrap();
+        let mut first = [0u8; 64];
+        std::io::Read::read_exact(&mut stdout, &mut first).unwrap();
+        drop(stdout);
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(output.status.code(), Some(0), "{args:?}");
+        assert_eq!(utf8(&output.stderr), "", "{args:?}");
+    }
+}
+
+#[test]
+fn a_full_disk_is_one_line_and_status_1() {
+    let Some(path) = trace("gcevents.etl") else {
+        return;
+    };
+    if !Path::new("/dev/full").exists() {
+        eprintln!("SKIPPED: no /dev/full on this system");
+        return;
+    }
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_etwc"))
+        .arg("etl")
+        .arg(&path)
+        .stdout(std::fs::File::create("/dev/full").unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        utf8(&output.stderr),
+        "etwc: cannot write the output: No space left on device (os error 28)\n"
+    );
+}
