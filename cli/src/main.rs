@@ -31,7 +31,10 @@ use serde_json::{Map, Value};
     name = "etwc",
     version,
     about = "Decode and encode classic ETW headers bit-exactly",
-    arg_required_else_help = true
+    arg_required_else_help = true,
+    after_help = "Exit status: 0 when all went well (also when the output is closed early, as by \
+                  `| head`); 1 for input that cannot be read or decoded, or output that cannot \
+                  be written (one line on stderr says what and where); 2 for a usage error."
 )]
 struct Cli {
     #[command(subcommand)]
