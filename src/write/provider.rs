@@ -252,11 +252,12 @@ impl<const CLASSES: usize> Provider<CLASSES> {
     /// A `TRACEHANDLE` that is NULL or not valid cannot be expressed here: the session is a
     /// reference.
     ///
+    /// The level test (1.) is inlined into the caller and the rest is a function of its own,
+    /// so that a filtered-out event costs the test and not the frame of the whole call (17
+    /// instructions on a Cortex-M4, `docs/FIRMWARE.md`).
+    ///
     /// # Errors
     /// As listed above; [`TraceError::win32_code`] gives the documented Win32 code of each.
-    ///
-    /// The level test (1.) is inlined into the caller and the rest is a call of its own, so
-    /// that a filtered-out event costs the test and not the frame of the whole call.
     #[inline(always)]
     pub fn trace_event_instance<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize>(
         &self,
@@ -340,10 +341,11 @@ impl<const CLASSES: usize> Provider<CLASSES> {
     /// the header (or the GUID behind `GuidPtr`), the rest stamped from `context` as for
     /// instance events. The class need not be registered.
     ///
+    /// As there, the level test is inlined into the caller and the rest is a function of its
+    /// own.
+    ///
     /// # Errors
     /// As listed above; [`TraceError::win32_code`] gives the documented Win32 code of each.
-    ///
-    /// As there, the level test is inlined into the caller and the rest is a call of its own.
     #[inline(always)]
     pub fn trace_event<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize>(
         &self,
