@@ -11,6 +11,8 @@
 //! buffers as an .etl file (a first buffer with the logfile header, then the trace buffers).
 
 use std::collections::BTreeMap;
+use std::io::Write;
+use std::process::ExitCode;
 
 use clap::Parser;
 use etw_classic::{
@@ -270,36 +272,44 @@ fn data_text(data: &[u8]) -> String {
     }
 }
 
-fn print_event(event: &DeliveredEvent<'_>, indent: &str) {
+fn print_event(
+    out: &mut impl Write,
+    event: &DeliveredEvent<'_>,
+    indent: &str,
+) -> std::io::Result<()> {
     let header = event.event_trace.header();
     let since_boot = (header.timestamp - BOOT_TIME) / 10_000;
-    println!(
+    writeln!(
+        out,
         "{indent}+{since_boot:>3} ms  {:<10} {:<11} {}",
         type_name(header.class.event_type),
         level_name(header.class.level),
         data_text(event.data)
-    );
+    )
 }
 
 fn print_instance(
+    out: &mut impl Write,
     tree: &InstanceTree<16>,
     events: &BTreeMap<InstanceKey, Vec<DeliveredEvent<'_>>>,
     key: InstanceKey,
     depth: usize,
-) {
+) -> std::io::Result<()> {
     let indent = "    ".repeat(depth);
-    println!(
+    writeln!(
+        out,
         "{indent}{} #{} ({})",
         class_name(key.class_guid),
         key.instance_id,
         key.class_guid
-    );
+    )?;
     for event in events.get(&key).into_iter().flatten() {
-        print_event(event, &format!("{indent}  "));
+        print_event(out, event, &format!("{indent}  "))?;
     }
     for child in tree.children(key) {
-        print_instance(tree, events, child.key, depth + 1);
+        print_instance(out, tree, events, child.key, depth + 1)?;
     }
+    Ok(())
 }
 
 /// The .etl file: the logfile header's buffer, then every buffer the session handed over.
@@ -338,73 +348,120 @@ fn etl_file(firmware: &Firmware, file_name: &str) -> Result<Vec<u8>, etw_classic
     Ok(file)
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// What ends the example early, as one sentence.
+enum Failure {
+    /// The standard output was closed (`| head`): not an error.
+    OutputClosed,
+    Message(String),
+}
+
+impl From<std::io::Error> for Failure {
+    fn from(error: std::io::Error) -> Self {
+        if error.kind() == std::io::ErrorKind::BrokenPipe {
+            Failure::OutputClosed
+        } else {
+            Failure::Message(format!("cannot write the output: {error}"))
+        }
+    }
+}
+
+/// A failure of the library, said with what was being done.
+fn failed(doing: &str, error: impl std::fmt::Display) -> Failure {
+    Failure::Message(format!("{doing}: {error}"))
+}
+
+fn main() -> ExitCode {
     let args = Args::parse();
-    let mut firmware = Firmware::new()?;
-    firmware.boot()?;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let result = run(&args, &mut out).and_then(|()| out.flush().map_err(Failure::from));
+    match result {
+        Ok(()) | Err(Failure::OutputClosed) => ExitCode::SUCCESS,
+        Err(Failure::Message(message)) => {
+            // Nothing is left to tell when standard error cannot be written either.
+            let _ = writeln!(std::io::stderr(), "firmware_trace: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
+    let mut firmware = Firmware::new().map_err(|error| failed("registering the classes", error))?;
+    firmware
+        .boot()
+        .map_err(|error| failed("tracing the boot", error))?;
     if let Some(path) = &args.etl {
-        let file = etl_file(&firmware, &path.display().to_string())?;
-        std::fs::write(path, &file)?;
-        println!(
+        let file = etl_file(&firmware, &path.display().to_string())
+            .map_err(|error| failed("writing the logfile header", error))?;
+        std::fs::write(path, &file).map_err(|error| {
+            Failure::Message(format!("cannot write {}: {error}", path.display()))
+        })?;
+        writeln!(
+            out,
             "wrote {} ({} bytes, {} buffers)",
             path.display(),
             file.len(),
             file.len() / BUFFER_SIZE
-        );
+        )?;
     }
     let stats = firmware.session.stats();
     let start = filetime_to_unix(BOOT_TIME);
-    println!(
+    writeln!(
+        out,
         "boot traced from Unix time {} (2026-11-21 00:00:00 UTC)",
         start.seconds
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "traced: {} events written, {} filtered out by level, {} lost; {} buffers of {} bytes",
         stats.events_written,
         firmware.filtered_out,
         stats.events_lost,
         firmware.stored.len(),
         BUFFER_SIZE
-    );
+    )?;
 
     // The consumer side: walk every buffer, deliver each event as a 32-bit EVENT_TRACE.
     let mut tree = InstanceTree::<16>::new();
     let mut by_instance: BTreeMap<InstanceKey, Vec<DeliveredEvent<'_>>> = BTreeMap::new();
     let mut plain = Vec::new();
     for bytes in &firmware.stored {
-        let buffer = TraceBuffer::parse(bytes)?;
+        let buffer =
+            TraceBuffer::parse(bytes).map_err(|error| failed("reading a buffer back", error))?;
         let header = buffer.header;
         let mut count = 0;
         for event in buffer.classic_events(BITNESS) {
-            let event = event?;
+            let event = event.map_err(|error| failed("reading an event back", error))?;
             count += 1;
             let instance = event.event_trace.instance_header();
             if instance.instance_id == 0 {
                 plain.push(event);
             } else {
-                let key = tree.add(&instance)?;
+                let key = tree
+                    .add(&instance)
+                    .map_err(|error| failed("linking an instance", error))?;
                 by_instance.entry(key).or_default().push(event);
             }
         }
-        println!(
+        writeln!(
+            out,
             "buffer {}: {count} events, {} of {} bytes used, flushed at +{} ms, logger {}",
             header.sequence_number,
             header.offset,
             header.buffer_size,
             (header.timestamp - BOOT_TIME) / 10_000,
             header.client_context.logger_id()
-        );
+        )?;
     }
 
-    println!("\nevent tree:");
+    writeln!(out, "\nevent tree:")?;
     for root in tree.roots() {
-        print_instance(&tree, &by_instance, root.key, 0);
+        print_instance(out, &tree, &by_instance, root.key, 0)?;
     }
-    println!("\nplain events:");
+    writeln!(out, "\nplain events:")?;
     for event in &plain {
         let guid = event.event_trace.header().guid.guid();
-        print!("  {}", class_name(guid));
-        print_event(event, " ");
+        write!(out, "  {}", class_name(guid))?;
+        print_event(out, event, " ")?;
     }
     Ok(())
 }

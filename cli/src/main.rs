@@ -1,7 +1,7 @@
 //! `etwc`: decode and encode the classic ETW header layouts from the command line.
 //!
 //! ```text
-//! etwc decode <LAYOUT> <HEX | @FILE> [--json]
+//! etwc decode <LAYOUT> <HEX | @FILE | -> [--json]
 //! etwc encode <LAYOUT> <JSON | @FILE>
 //! etwc etl <FILE | -> [--json] [--summary] [--order file|time]
 //! etwc assemble <DUMP> -o <OUT.etl> [options]
@@ -15,6 +15,7 @@ mod etl;
 mod fields;
 mod time_ordered;
 
+use std::io::{Read, Write};
 use std::process::ExitCode;
 
 use clap::builder::PossibleValue;
@@ -47,7 +48,9 @@ enum Command {
     Decode {
         /// The struct's layout
         layout: CliLayout,
-        /// The bytes as hex (whitespace allowed), or @FILE: a file holding hex text or raw bytes
+        /// The bytes as hex (whitespace allowed); @FILE, a file holding hex text or raw bytes;
+        /// or `-`, the same from standard input. Input that is all printable ASCII text is read
+        /// as hex, anything else as raw bytes.
         input: String,
         /// Print one JSON object on one line instead of a table
         #[arg(long)]
@@ -116,13 +119,18 @@ fn run(cli: Cli) -> Result<(), String> {
         } => {
             let bytes = read_bytes(&input)?;
             let object = fields::decode(layout, &bytes)?;
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
             if json {
-                println!("{}", Value::Object(object));
+                writeln!(out, "{}", Value::Object(object))
             } else {
-                print_table(layout, &object, "");
+                print_table(&mut out, layout, &object, "")
             }
+            .and_then(|()| out.flush())
+            .map_err(output_error)?;
+            let mut stderr = std::io::stderr().lock();
             for note in notes(layout, &bytes) {
-                eprintln!("note: {note}");
+                // Nothing is left to tell about a note that cannot be written.
+                let _ = writeln!(stderr, "note: {note}");
             }
             Ok(())
         }
@@ -143,8 +151,10 @@ fn run(cli: Cli) -> Result<(), String> {
             let value: Value =
                 serde_json::from_str(&text).map_err(|error| format!("invalid JSON: {error}"))?;
             let bytes = fields::encode(layout, &value).map_err(|error| error.to_string())?;
-            println!("{}", to_hex(&bytes));
-            Ok(())
+            let mut out = std::io::stdout().lock();
+            writeln!(out, "{}", to_hex(&bytes))
+                .and_then(|()| out.flush())
+                .map_err(output_error)
         }
     }
 }
@@ -160,31 +170,67 @@ impl ValueEnum for CliLayout {
     }
 }
 
-/// The input bytes: hex on the command line, or `@FILE` holding hex text or raw bytes.
+/// The most `decode` reads from a file or standard input: far more than any one struct, so
+/// that `/dev/zero` or a large file is refused instead of read whole.
+const MAX_DECODE_INPUT: u64 = 1 << 20;
+
+/// The input bytes: hex on the command line; or `@FILE` or `-` (standard input) holding hex
+/// text or raw bytes. Input made only of printable ASCII and whitespace is text, and read as
+/// hex (so a stray character in a hex file is an error naming it); anything else is raw bytes.
 fn read_bytes(input: &str) -> Result<Vec<u8>, String> {
-    let Some(path) = input.strip_prefix('@') else {
-        return parse_hex(input);
+    let (name, source): (String, Box<dyn Read>) = if input == "-" {
+        (
+            "standard input".to_owned(),
+            Box::new(std::io::stdin().lock()),
+        )
+    } else if let Some(path) = input.strip_prefix('@') {
+        let file =
+            std::fs::File::open(path).map_err(|error| format!("cannot read {path}: {error}"))?;
+        (path.to_owned(), Box::new(file))
+    } else {
+        return parse_hex(input).map_err(|error| format!("the hex argument: {error}"));
     };
-    let contents = std::fs::read(path).map_err(|error| format!("cannot read {path}: {error}"))?;
-    let is_hex_text = !contents.is_empty()
+    let mut contents = Vec::new();
+    source
+        .take(MAX_DECODE_INPUT + 1)
+        .read_to_end(&mut contents)
+        .map_err(|error| format!("cannot read {name}: {error}"))?;
+    if u64::try_from(contents.len()).map_or(true, |length| length > MAX_DECODE_INPUT) {
+        return Err(format!(
+            "{name}: expected at most {MAX_DECODE_INPUT} bytes (one struct), found more"
+        ));
+    }
+    let is_text = !contents.is_empty()
         && contents
             .iter()
-            .all(|byte| byte.is_ascii_hexdigit() || byte.is_ascii_whitespace());
-    if is_hex_text {
-        parse_hex(&String::from_utf8_lossy(&contents))
+            .all(|byte| byte.is_ascii_graphic() || byte.is_ascii_whitespace());
+    if is_text {
+        // All ASCII, so one character a byte.
+        let text = String::from_utf8_lossy(&contents);
+        parse_hex(&text).map_err(|error| format!("{name}: {error}"))
     } else {
         Ok(contents)
     }
 }
 
+/// Hex digits, whitespace between them allowed; an error names the first character that is
+/// not a digit by its position (counted from 0, and as line and column from 1).
 fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
     let mut digits = Vec::with_capacity(text.len());
-    for (position, character) in text.char_indices() {
+    let (mut line, mut column) = (1, 0);
+    for (position, character) in text.chars().enumerate() {
+        column += 1;
+        if character == '\n' {
+            (line, column) = (line + 1, 0);
+        }
         if character.is_whitespace() {
             continue;
         }
         let digit = character.to_digit(16).ok_or_else(|| {
-            format!("bad hex: expected a hex digit at position {position}, found {character:?}")
+            format!(
+                "bad hex: expected a hex digit or whitespace at position {position} \
+                 (line {line}, column {column}), found {character:?}"
+            )
         })?;
         digits.push(u8::try_from(digit).map_err(|_| "bad hex digit".to_owned())?);
     }
@@ -245,11 +291,16 @@ fn notes(layout: CliLayout, bytes: &[u8]) -> Vec<String> {
     notes
 }
 
-fn print_table(layout: CliLayout, object: &Map<String, Value>, prefix: &str) {
+fn print_table(
+    out: &mut impl Write,
+    layout: CliLayout,
+    object: &Map<String, Value>,
+    prefix: &str,
+) -> std::io::Result<()> {
     for (key, value) in object {
         let name = format!("{prefix}{key}");
         match value {
-            Value::Object(nested) => print_table(layout, nested, &format!("{name}.")),
+            Value::Object(nested) => print_table(out, layout, nested, &format!("{name}."))?,
             Value::Number(number) => {
                 let hex = number
                     .as_u64()
@@ -257,9 +308,9 @@ fn print_table(layout: CliLayout, object: &Map<String, Value>, prefix: &str) {
                     .unwrap_or_default();
                 let meaning = meaning(layout, key, number.as_u64());
                 let number = number.to_string();
-                println!("{name:<20} {number:<22} {hex:<20} {meaning}");
+                writeln!(out, "{name:<20} {number:<22} {hex:<20} {meaning}")?;
             }
-            Value::String(text) => println!("{name:<20} {text}"),
+            Value::String(text) => writeln!(out, "{name:<20} {text}")?,
             Value::Array(items) => {
                 // A WCHAR[32] name: the code units, then the text up to the first NUL.
                 let units: Option<Vec<u16>> = items
@@ -272,13 +323,14 @@ fn print_table(layout: CliLayout, object: &Map<String, Value>, prefix: &str) {
                         .collect::<String>()
                 });
                 match text {
-                    Some(text) => println!("{name:<20} {text:?} {value}"),
-                    None => println!("{name:<20} {value}"),
+                    Some(text) => writeln!(out, "{name:<20} {text:?} {value}")?,
+                    None => writeln!(out, "{name:<20} {value}")?,
                 }
             }
-            other => println!("{name:<20} {other}"),
+            other => writeln!(out, "{name:<20} {other}")?,
         }
     }
+    Ok(())
 }
 
 /// The SDK name of a code, for the table.

@@ -296,11 +296,12 @@ fn bad_input_is_an_error_with_exit_code_1() {
     let failures = [
         (
             vec!["decode", "trace-header", "0g"],
-            "etwc: bad hex: expected a hex digit at position 1, found 'g'\n",
+            "etwc: the hex argument: bad hex: expected a hex digit or whitespace at position 1 \
+             (line 1, column 2), found 'g'\n",
         ),
         (
             vec!["decode", "trace-header", "123"],
-            "etwc: bad hex: expected an even number of digits, found 3\n",
+            "etwc: the hex argument: bad hex: expected an even number of digits, found 3\n",
         ),
     ];
     for (args, stderr) in failures {
@@ -345,4 +346,117 @@ fn etl_refuses_a_file_that_is_not_a_trace() {
             path.display()
         )));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A scratch directory of its own for a test, removed at the end.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("etwc-test-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn a_hex_file_with_a_stray_character_is_an_error_naming_file_and_position() {
+    let dir = scratch("stray");
+    let path = dir.join("header.hex");
+    // Hex with an `x` on its second line: text, so not taken for a file of raw bytes.
+    std::fs::write(&path, "ce0014c0\n21x0\n").unwrap();
+    etwc()
+        .args(["decode", "trace-header", &format!("@{}", path.display())])
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(format!(
+            "etwc: {}: bad hex: expected a hex digit or whitespace at position 11 (line 2, \
+             column 3), found 'x'\n",
+            path.display()
+        ));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn decode_reads_standard_input_as_hex_or_raw_bytes() {
+    let path = example("full-header64.hex");
+    let path = path.trim_start_matches('@');
+    let from_file = run(&["decode", "trace-header", &format!("@{path}"), "--json"]);
+    let hex = std::fs::read_to_string(path).unwrap();
+    etwc()
+        .args(["decode", "trace-header", "-", "--json"])
+        .write_stdin(hex.clone())
+        .assert()
+        .success()
+        .stdout(from_file.clone());
+    let raw: Vec<u8> = hex
+        .split_whitespace()
+        .map(|pair| u8::from_str_radix(pair, 16).unwrap())
+        .collect();
+    etwc()
+        .args(["decode", "trace-header", "-", "--json"])
+        .write_stdin(raw)
+        .assert()
+        .success()
+        .stdout(from_file);
+}
+
+#[test]
+fn decode_refuses_endless_input() {
+    if !std::path::Path::new("/dev/zero").exists() {
+        eprintln!("SKIPPED: no /dev/zero on this system");
+        return;
+    }
+    etwc()
+        .args(["decode", "trace-header", "@/dev/zero"])
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr("etwc: /dev/zero: expected at most 1048576 bytes (one struct), found more\n");
+}
+
+#[test]
+fn decode_and_encode_end_quietly_on_a_closed_output() {
+    let hex = example("full-header64.hex");
+    for args in [
+        vec!["decode", "trace-header", &hex],
+        vec!["decode", "trace-header", &hex, "--json"],
+        vec!["encode", "mof-field", r#"{"data_ptr": 4096, "length": 16}"#],
+    ] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_etwc"))
+            .args(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The reader goes before the first line is written: the write fails with a broken pipe
+        // (or, were the output written first, it went into the pipe): status 0 either way.
+        drop(child.stdout.take());
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(output.status.code(), Some(0), "{args:?}");
+        assert_eq!(utf8(&output.stderr), "", "{args:?}");
+    }
+}
+
+#[test]
+fn decode_and_encode_report_a_full_disk_in_one_line() {
+    if !std::path::Path::new("/dev/full").exists() {
+        eprintln!("SKIPPED: no /dev/full on this system");
+        return;
+    }
+    let hex = example("full-header64.hex");
+    for args in [
+        vec!["decode", "trace-header", &hex],
+        vec!["decode", "trace-header", &hex, "--json"],
+        vec!["encode", "mof-field", r#"{"data_ptr": 4096, "length": 16}"#],
+    ] {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_etwc"))
+            .args(&args)
+            .stdout(std::fs::File::create("/dev/full").unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        assert_eq!(
+            utf8(&output.stderr),
+            "etwc: cannot write the output: No space left on device (os error 28)\n",
+            "{args:?}"
+        );
+    }
 }
