@@ -189,8 +189,8 @@ impl EtlArgs {
     /// window that ends before it starts.
     ///
     /// # Errors
-    /// A usage error (exit status 2), saying which options do not go together.
-    pub fn check(&self) -> Result<(), clap::Error> {
+    /// A usage error (for exit status 2): its kind, and what does not go together.
+    pub fn check(&self) -> Result<(), (ErrorKind, String)> {
         let report = if self.summary {
             Some("--summary")
         } else if self.stats {
@@ -200,11 +200,11 @@ impl EtlArgs {
         };
         if let Some(report) = report {
             if matches!(self.format(), FormatArg::Csv | FormatArg::Chrome) {
-                return Err(clap::Error::raw(
+                return Err((
                     ErrorKind::ArgumentConflict,
                     format!(
                         "{report} prints text or JSON: use --format table or --format json, \
-                         not --format {}\n",
+                         not --format {}",
                         match self.format() {
                             FormatArg::Csv => "csv",
                             _ => "chrome",
@@ -215,9 +215,9 @@ impl EtlArgs {
         }
         if let (Some(from), Some(to)) = (self.from, self.to) {
             if from > to {
-                return Err(clap::Error::raw(
+                return Err((
                     ErrorKind::ValueValidation,
-                    "--from is after --to: no event could match\n",
+                    "--from is after --to: no event could match".to_owned(),
                 ));
             }
         }

@@ -119,10 +119,11 @@ fn run(cli: Cli) -> Result<(), String> {
             Ok(())
         }
         Command::Etl(args) => {
-            if let Err(error) = args.check() {
-                error
-                    .format(&mut <Cli as clap::CommandFactory>::command())
-                    .exit();
+            if let Err((kind, message)) = args.check() {
+                let mut command = <Cli as clap::CommandFactory>::command();
+                command.build();
+                let mut etl = command.find_subcommand("etl").cloned().unwrap_or(command);
+                etl.error(kind, message).exit();
             }
             etl::run(&args)
         }
