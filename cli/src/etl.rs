@@ -1,4 +1,5 @@
-//! `etwc etl`: every buffer and event of an .etl file, as text lines or JSON lines.
+//! `etwc etl`: every buffer and event of an .etl file, as text lines, JSON lines, CSV rows or a
+//! Chrome trace ([`crate::formats`]), filtered ([`crate::filter`]), or counted.
 //!
 //! Event offsets count from the end of the buffer's 0x48-byte header, in the decompressed
 //! events of a compressed buffer (the offset dissect.etl's `Buffer.read_record` takes).
@@ -20,6 +21,9 @@
 //!
 //! `--order time` prints the events of all buffers merged by timestamp instead of in file order
 //! (see [`crate::time_ordered`]).
+//!
+//! [`event_json`] and [`dated_event_json`] build one event's JSON object on their own, for any
+//! user of the mapping.
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
