@@ -1,4 +1,5 @@
-//! `etwc etl`: every buffer and event of an .etl file, as text lines or JSON lines.
+//! `etwc etl`: every buffer and event of an .etl file, as text lines, JSON lines, CSV rows or a
+//! Chrome trace ([`crate::formats`]), filtered ([`crate::filter`]), or counted.
 //!
 //! Event offsets count from the end of the buffer's 0x48-byte header, in the decompressed
 //! events of a compressed buffer (the offset dissect.etl's `Buffer.read_record` takes).
@@ -20,20 +21,31 @@
 //!
 //! `--order time` prints the events of all buffers merged by timestamp instead of in file order
 //! (see [`crate::time_ordered`]).
+//!
+//! [`event_json`] and [`dated_event_json`] build one event's JSON object on their own, for any
+//! user of the mapping.
 
-use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
 
 use etw_classic::{
     read::{StoredBuffer, TraceClock},
-    wire::{ExtraWords, UtcDateTime},
+    wire::ExtraWords,
     EtlReader, EtlReaderError, Event, EventKind, HeaderType,
 };
 use rayon::prelude::*;
 use serde_json::{json, Map, Value};
 
+use crate::etl_args::{EtlArgs, Output};
 use crate::fields;
+use crate::filter::Filter;
+use crate::formats::chrome::Chrome;
+use crate::formats::csv::Csv;
+use crate::formats::stats::{Stats, Summary};
+use crate::formats::{EventContext, FileInfo, Format, Lines, Tally};
+use crate::progress::{Counted, Progress};
 
 /// The header type's name without its `TRACE_HEADER_TYPE_` prefix, or `0xNN`.
 pub fn kind_name(header_type: HeaderType) -> String {
@@ -42,8 +54,9 @@ pub fn kind_name(header_type: HeaderType) -> String {
         .map_or_else(|| format!("0x{:02X}", header_type.0), str::to_owned)
 }
 
-/// What one event's line carries, decoded as far as its header type allows.
-fn event_json(buffer: usize, event: &Event<'_>) -> Map<String, Value> {
+/// What one event's JSON line carries, decoded as far as its header type allows, without the
+/// members that need the buffer's processor and the file's clock (see [`dated_event_json`]).
+pub fn event_json(buffer: usize, event: &Event<'_>) -> Map<String, Value> {
     let mut map = Map::new();
     map.insert("buffer".into(), json!(buffer));
     map.insert("offset".into(), json!(event.offset));
@@ -86,6 +99,15 @@ fn event_json(buffer: usize, event: &Event<'_>) -> Map<String, Value> {
     map
 }
 
+/// One event's whole JSON line: [`event_json`], then `processor`, `filetime` and `time`.
+pub fn dated_event_json(context: &EventContext, event: &Event<'_>) -> Map<String, Value> {
+    let mut map = event_json(context.buffer, event);
+    map.insert("processor".into(), json!(context.processor));
+    map.insert("filetime".into(), json!(context.filetime));
+    map.insert("time".into(), json!(context.time()));
+    map
+}
+
 /// A system, compact or perfinfo header's keys, then its extra words, then its data.
 fn kernel_json(
     mut map: Map<String, Value>,
@@ -118,8 +140,11 @@ fn with_data(mut map: Map<String, Value>, data: &[u8]) -> Map<String, Value> {
     map
 }
 
+/// Width of an ISO 8601 time with seven fractional digits, `2021-04-18T10:20:35.2722435Z`.
+const TIME_WIDTH: usize = 28;
+
 /// One text line for an event: position, kind, size, time and the fields that say what it is.
-fn event_line(buffer: usize, event: &Event<'_>, time: &str) -> String {
+pub fn event_line(buffer: usize, event: &Event<'_>, time: &str) -> String {
     let position = format!(
         "buffer {buffer:>4} offset {:#07x} {:<15} size {:>5} {time:<TIME_WIDTH$}",
         event.offset,
@@ -201,17 +226,6 @@ pub enum Order {
     Time,
 }
 
-/// What `run` prints for each event.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Output {
-    /// Nothing: the events are only counted.
-    Summary,
-    /// One text line ([`event_line`]).
-    Text,
-    /// One JSON line ([`event_json`] and the buffer's processor).
-    Json,
-}
-
 /// Buffers read from the file as stored, in file order, and the error the reading ended with
 /// after them, if any. The buffers' memory is reused from batch to batch.
 #[derive(Default)]
@@ -222,12 +236,12 @@ struct Batch {
 }
 
 impl Batch {
-    /// Reads the next buffers of `reader` in place of the ones held.
-    fn fill<R: Read>(&mut self, reader: &mut EtlReader<R>) {
+    /// Reads the next buffers of `reader`, at most `max_buffers`, in place of the ones held.
+    fn fill<R: Read>(&mut self, reader: &mut EtlReader<R>, max_buffers: usize) {
         self.len = 0;
         self.end = None;
         let mut bytes = 0;
-        while self.len < BATCH_BUFFERS && bytes < BATCH_BYTES {
+        while self.len < max_buffers && bytes < BATCH_BYTES {
             if self.len == self.buffers.len() {
                 self.buffers.push(StoredBuffer::new());
             }
@@ -251,74 +265,69 @@ impl Batch {
     }
 }
 
-/// How `run` prints each event: the output, and the file's clock that dates the events
-/// (`None` when the logfile header names no usable clock).
-#[derive(Clone, Copy)]
-pub struct Printer {
-    pub output: Output,
-    pub clock: Option<TraceClock>,
+/// What decides which events are output and how many: the filters, and `--limit`.
+#[derive(Clone, Debug, Default)]
+pub struct Selection {
+    pub filter: Filter,
+    pub limit: Option<u64>,
 }
 
-/// Width of an ISO 8601 time with seven fractional digits, `2021-04-18T10:20:35.2722435Z`.
-const TIME_WIDTH: usize = 28;
-
-impl Printer {
-    /// Appends the event's line to `lines` (nothing for a summary). `buffer` and `processor`
-    /// name the buffer that holds the event.
-    pub fn print(&self, lines: &mut Vec<u8>, buffer: usize, processor: u16, event: &Event<'_>) {
-        if self.output == Output::Summary {
-            return;
-        }
-        let filetime = event
-            .timestamp()
-            .zip(self.clock)
-            .and_then(|(raw, clock)| clock.to_filetime(raw));
-        let time = filetime.map(|filetime| UtcDateTime::from_filetime(filetime).to_string());
-        // Writing to a Vec<u8> cannot fail.
-        let _ = if self.output == Output::Json {
-            let mut map = event_json(buffer, event);
-            map.insert("processor".into(), json!(processor));
-            map.insert("filetime".into(), json!(filetime));
-            map.insert("time".into(), json!(time));
-            writeln!(lines, "{}", Value::Object(map))
-        } else {
-            let line = event_line(buffer, event, time.as_deref().unwrap_or("-"));
-            writeln!(lines, "{}", line.trim_end())
-        };
-    }
+/// One event that passed the filters, prepared by a [`Format`]: its header type, where its
+/// bytes end in its buffer's output, and the format's item.
+struct Prepared<I> {
+    header_type: u8,
+    end: usize,
+    item: I,
 }
 
-/// What reading the events gave besides the output: buffers read, events counted by header
-/// type, and the errors met (each naming its buffer).
-pub struct Tally {
-    pub buffers: u64,
-    pub counts_by_type: [u64; 256],
-    pub problems: Vec<String>,
-}
-
-impl Default for Tally {
-    fn default() -> Self {
-        Self {
-            buffers: 0,
-            counts_by_type: [0; 256],
-            problems: Vec::new(),
-        }
-    }
-}
-
-/// One buffer's share of the output: its lines, its events counted by header type, and the
-/// error its events ended with.
-struct BufferOutput {
-    lines: Vec<u8>,
-    counts_by_type: [u64; 256],
+/// One buffer's share of the output: its events' bytes and items, and the error its events
+/// ended with.
+struct BufferOutput<I> {
+    bytes: Vec<u8>,
+    events: Vec<Prepared<I>>,
     problem: Option<String>,
 }
 
-/// Decodes one stored buffer into `scratch`, walks its events and formats them.
-fn buffer_output(stored: &StoredBuffer, scratch: &mut [u8], printer: Printer) -> BufferOutput {
+/// The FILETIME of `event` through `clock`, if it has a timestamp and there is a clock.
+pub fn filetime_of(event: &Event<'_>, clock: Option<TraceClock>) -> Option<i64> {
+    event
+        .timestamp()
+        .zip(clock)
+        .and_then(|(raw, clock)| clock.to_filetime(raw))
+}
+
+/// The event's context when it passes the filters (and has a time, for a format that needs
+/// one).
+fn select<F: Format>(
+    selection: &Selection,
+    clock: Option<TraceClock>,
+    buffer: usize,
+    processor: u16,
+    event: &Event<'_>,
+) -> Option<EventContext> {
+    let filetime = filetime_of(event, clock);
+    if (F::NEEDS_TIME && filetime.is_none()) || !selection.filter.matches(event, filetime) {
+        return None;
+    }
+    Some(EventContext {
+        buffer,
+        processor,
+        filetime,
+    })
+}
+
+/// Decodes one stored buffer into `scratch`, walks its events and prepares those selected (no
+/// more than the limit: the output stops there anyway).
+fn buffer_output<F: Format>(
+    stored: &StoredBuffer,
+    scratch: &mut [u8],
+    format: &F,
+    selection: &Selection,
+    clock: Option<TraceClock>,
+) -> BufferOutput<F::Item> {
     let mut done = BufferOutput {
-        lines: Vec::new(),
-        counts_by_type: [0; 256],
+        bytes: Vec::new(),
+        events: Vec::new(),
         problem: None,
     };
     let buffer = match stored.decode(scratch) {
@@ -337,67 +346,131 @@ fn buffer_output(stored: &StoredBuffer, scratch: &mut [u8], printer: Printer) ->
                 break;
             }
         };
-        done.counts_by_type[usize::from(event.header_type.0)] += 1;
-        printer.print(&mut done.lines, index, buffer.processor, &event);
+        let Some(context) = select::<F>(selection, clock, index, buffer.processor, &event) else {
+            continue;
+        };
+        let item = format.prepare(&context, &event, &mut done.bytes);
+        done.events.push(Prepared {
+            header_type: event.header_type.0,
+            end: done.bytes.len(),
+            item,
+        });
+        if selection
+            .limit
+            .is_some_and(|limit| done.events.len() as u64 >= limit)
+        {
+            break;
+        }
     }
     done
 }
 
+/// Counts the events output and stops at the limit.
+pub struct Emitter<'a, F> {
+    pub format: &'a mut F,
+    pub tally: Tally,
+    pub limit: Option<u64>,
+    printed: u64,
+}
+
+impl<'a, F: Format> Emitter<'a, F> {
+    pub fn new(format: &'a mut F, limit: Option<u64>) -> Self {
+        Self {
+            format,
+            tally: Tally::default(),
+            limit,
+            printed: 0,
+        }
+    }
+
+    /// Whether the limit is reached: nothing more is to be output.
+    pub fn full(&self) -> bool {
+        self.limit.is_some_and(|limit| self.printed >= limit)
+    }
+
+    /// Outputs one prepared event.
+    pub fn emit(
+        &mut self,
+        header_type: u8,
+        item: F::Item,
+        bytes: &[u8],
+        out: &mut dyn Write,
+    ) -> std::io::Result<()> {
+        self.tally.counts_by_type[usize::from(header_type)] += 1;
+        self.printed += 1;
+        self.format.emit(item, bytes, out)
+    }
+}
+
 /// Prints the events of `reader` in file order (see [`run`]) and says what it read.
-fn print_in_file_order<R: Read + Send>(
+fn print_in_file_order<R: Read + Send, F: Format>(
     reader: &mut EtlReader<R>,
-    printer: Printer,
-    out: &mut impl Write,
-) -> Result<Tally, String> {
+    emitter: &mut Emitter<'_, F>,
+    selection: &Selection,
+    clock: Option<TraceClock>,
+    progress: &mut Progress,
+    out: &mut dyn Write,
+) -> Result<(), String> {
     let write_error = crate::output_error;
     let buffer_size = reader.buffer_size();
-    // Counted by header type, and named once at the end: a name per event would cost more than
-    // reading the event.
-    let mut counts_by_type = [0u64; 256];
-    let mut buffers = 0u64;
-    let mut problems = Vec::new();
+    // With a limit, the batches grow from one buffer, and the next is read only once the one
+    // before has not reached it: no more of the file is read than the output needs.
+    let limited = selection.limit.is_some();
+    let mut max_buffers = if limited { 1 } else { BATCH_BUFFERS };
     let (mut current, mut next) = (Batch::default(), Batch::default());
-    current.fill(reader);
+    current.fill(reader, max_buffers);
     while current.len > 0 || current.end.is_some() {
+        progress.update();
         let reading_ended = current.end.is_some();
+        let format = &*emitter.format;
         let ((), outputs) = rayon::join(
             || {
-                if reading_ended {
+                if reading_ended || limited {
                     next.len = 0;
                 } else {
-                    next.fill(reader);
+                    next.fill(reader, max_buffers);
                 }
             },
-            || -> Vec<BufferOutput> {
+            || -> Vec<BufferOutput<F::Item>> {
                 current
                     .stored()
                     .par_iter()
                     .map_init(
                         || vec![0u8; buffer_size],
-                        |scratch, stored| buffer_output(stored, scratch, printer),
+                        |scratch, stored| buffer_output(stored, scratch, format, selection, clock),
                     )
                     .collect()
             },
         );
         for done in outputs {
-            buffers += 1;
-            out.write_all(&done.lines).map_err(write_error)?;
-            for (total, count) in counts_by_type.iter_mut().zip(done.counts_by_type) {
-                *total += count;
+            emitter.tally.buffers += 1;
+            let mut start = 0;
+            for prepared in done.events {
+                if emitter.full() {
+                    return Ok(());
+                }
+                let bytes = &done.bytes[start..prepared.end];
+                start = prepared.end;
+                emitter
+                    .emit(prepared.header_type, prepared.item, bytes, out)
+                    .map_err(write_error)?;
             }
-            problems.extend(done.problem);
+            if emitter.full() {
+                return Ok(());
+            }
+            emitter.tally.problems.extend(done.problem);
         }
         if let Some(error) = current.end.take() {
-            problems.push(error.to_string());
+            emitter.tally.problems.push(error.to_string());
             break;
+        }
+        if limited {
+            max_buffers = (max_buffers * 2).min(BATCH_BUFFERS);
+            next.fill(reader, max_buffers);
         }
         std::mem::swap(&mut current, &mut next);
     }
-    Ok(Tally {
-        buffers,
-        counts_by_type,
-        problems,
-    })
+    Ok(())
 }
 
 /// The path that names standard input.
@@ -405,7 +478,7 @@ const STDIN: &str = "-";
 
 /// What `etwc etl` reads: a file, or standard input, which cannot seek.
 enum Source {
-    File(BufReader<File>),
+    File(BufReader<Counted<File>>),
     Stdin(BufReader<std::io::Stdin>),
 }
 
@@ -442,16 +515,31 @@ fn describe(path: &str, error: &EtlReaderError) -> String {
     }
 }
 
-/// Prints the file; returns an error message if any part of it could not be read (after
-/// printing everything that could).
+/// Prints the file as `args` ask; returns an error message if any part of it could not be read
+/// (after printing everything that could).
 ///
 /// The file is read as a stream, a batch of buffers at a time: while one batch is read, the
-/// one before is decompressed, walked and formatted on every core (a string per buffer), then
-/// printed in file order. The output is the same as a reading one event after the other.
-/// With [`Order::Time`], [`crate::time_ordered::print`] merges the buffers instead.
+/// one before is decompressed, walked, filtered and formatted on every core, then printed in
+/// file order. The output is the same as a reading one event after the other. With
+/// [`Order::Time`], [`crate::time_ordered::print`] merges the buffers instead.
 ///
 /// `path` `-` reads standard input, in file order only (`--order time` reads the file twice).
-pub fn run(path: &str, json_output: bool, summary: bool, order: Order) -> Result<(), String> {
+pub fn run(args: &EtlArgs) -> Result<(), String> {
+    match args.output() {
+        Output::Summary { json } => run_as(args, &mut Summary { json }),
+        Output::Stats { json } => run_as(args, &mut Stats::new(json)),
+        Output::Table => run_as(args, &mut Lines::Table),
+        Output::Json => run_as(args, &mut Lines::Json),
+        Output::Csv => run_as(args, &mut Csv),
+        Output::Chrome => run_as(args, &mut Chrome::default()),
+    }
+}
+
+fn run_as<F: Format>(args: &EtlArgs, format: &mut F) -> Result<(), String> {
+    let path = args.file.as_str();
+    let order = args.order;
+    let read = Arc::new(AtomicU64::new(0));
+    let mut length = None;
     let source = if path == STDIN {
         if order == Order::Time {
             return Err(format!(
@@ -462,7 +550,11 @@ pub fn run(path: &str, json_output: bool, summary: bool, order: Order) -> Result
         Source::Stdin(BufReader::new(std::io::stdin()))
     } else {
         let file = File::open(path).map_err(|error| format!("cannot read {path}: {error}"))?;
-        Source::File(BufReader::new(file))
+        length = file.metadata().ok().map(|metadata| metadata.len());
+        Source::File(BufReader::new(Counted {
+            inner: file,
+            read: Arc::clone(&read),
+        }))
     };
     let path = if path == STDIN {
         "standard input"
@@ -473,91 +565,55 @@ pub fn run(path: &str, json_output: bool, summary: bool, order: Order) -> Result
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let write_error = crate::output_error;
+    // The time order reads every buffer twice: once to list them, once to merge them.
+    let passes = if order == Order::Time { 2 } else { 1 };
+    let length = length.map(|length| length.saturating_mul(passes));
+    let mut progress = Progress::new(length, read, F::PRINTS_EVENTS);
 
-    if !summary {
-        let header = reader.logfile_header();
-        let names = reader.names();
-        if json_output {
-            let line = json!({
-                "kind": "LOGFILE_HEADER",
-                "system_header": fields::system_header_json(&reader.system_header()),
-                "logfile_header": fields::logfile_header_json(&header),
-                "logger_name": names.logger_name.to_string(),
-                "log_file_name": names.log_file_name.to_string(),
-            });
-            writeln!(out, "{line}").map_err(write_error)?;
-        } else {
-            writeln!(
-                out,
-                "logfile header: logger {:?}, file {:?}, {} logger, buffer size {}, {} buffers \
-                 written, {} events lost, {} buffers lost, clock {:?}, timer resolution {} \
-                 (100 ns), start {}, end {}, perf freq {}",
-                names.logger_name.to_string(),
-                names.log_file_name.to_string(),
-                reader.bitness(),
-                header.buffer_size(),
-                header.buffers_written(),
-                header.events_lost(),
-                header.buffers_lost(),
-                header.reserved_flags(),
-                header.timer_resolution(),
-                header.start_time(),
-                header.end_time(),
-                header.perf_freq()
-            )
-            .map_err(write_error)?;
-        }
-    }
-
-    let output = match (summary, json_output) {
-        (true, _) => Output::Summary,
-        (false, false) => Output::Text,
-        (false, true) => Output::Json,
+    let names = reader.names();
+    let file = FileInfo {
+        path,
+        header: reader.logfile_header(),
+        system_header: reader.system_header(),
+        logger_name: names.logger_name.to_string(),
+        log_file_name: names.log_file_name.to_string(),
+        bitness: reader.bitness(),
+        clock: reader.clock().ok(),
+        unflushed: false,
     };
-    let clock = reader.clock().ok();
-    let printer = Printer { output, clock };
-    let Tally {
-        buffers,
-        counts_by_type,
-        problems,
-    } = match order {
-        Order::File => print_in_file_order(&mut reader, printer, &mut out)?,
-        Order::Time => crate::time_ordered::print(&mut reader, printer, &mut out)?,
-    };
-    let events: u64 = counts_by_type.iter().sum();
-
-    if summary {
-        let kinds: BTreeMap<String, u64> = (0..=u8::MAX)
-            .zip(counts_by_type)
-            .filter(|&(_, count)| count != 0)
-            .map(|(header_type, count)| (kind_name(HeaderType(header_type)), count))
-            .collect();
-        let unflushed = reader.buffers_written_was_zero();
-        if json_output {
-            let mut line = json!({ "buffers": buffers, "events": events, "kinds": kinds });
-            if unflushed {
-                line["buffers_written_was_zero"] = json!(true);
-            }
-            writeln!(out, "{line}").map_err(write_error)?;
-        } else {
-            writeln!(out, "{buffers} buffers, {events} events").map_err(write_error)?;
-            if unflushed {
-                writeln!(
-                    out,
-                    "the logfile header's BuffersWritten is 0 (a session still running or not \
-                     stopped cleanly): read to the end of the file"
-                )
-                .map_err(write_error)?;
-            }
-            for (kind, count) in &kinds {
-                writeln!(out, "{kind:>15} {count:>8}").map_err(write_error)?;
-            }
-        }
+    format.begin(&file, &mut out).map_err(write_error)?;
+    let selection = args.selection();
+    let clock = file.clock;
+    let mut emitter = Emitter::new(format, selection.limit);
+    match order {
+        Order::File => print_in_file_order(
+            &mut reader,
+            &mut emitter,
+            &selection,
+            clock,
+            &mut progress,
+            &mut out,
+        )?,
+        Order::Time => crate::time_ordered::print(
+            &mut reader,
+            &mut emitter,
+            &selection,
+            clock,
+            &mut progress,
+            &mut out,
+        )?,
     }
+    progress.finish();
+    let file = FileInfo {
+        unflushed: reader.buffers_written_was_zero(),
+        ..file
+    };
+    let Emitter { format, tally, .. } = emitter;
+    format.end(&tally, &file, &mut out).map_err(write_error)?;
     out.flush().map_err(write_error)?;
-    if problems.is_empty() {
+    if tally.problems.is_empty() {
         Ok(())
     } else {
-        Err(format!("{path}: {}", problems.join("; ")))
+        Err(format!("{path}: {}", tally.problems.join("; ")))
     }
 }

@@ -3,7 +3,8 @@
 //! ```text
 //! etwc decode <LAYOUT> <HEX | @FILE | -> [--json]
 //! etwc encode <LAYOUT> <JSON | @FILE>
-//! etwc etl <FILE | -> [--json] [--summary] [--order file|time]
+//! etwc etl <FILE | -> [--format table|json|csv|chrome] [--summary | --stats] [--order file|time]
+//!     [--provider GUID] [--kind KIND] [--pid N] [--tid N] [--from TIME] [--to TIME] [--limit N]
 //! etwc assemble <DUMP> -o <OUT.etl> [options]
 //! ```
 //! LAYOUT is one of trace-header, instance-header, instance-guid-header, event-trace32,
@@ -12,7 +13,12 @@
 
 mod assemble;
 mod etl;
+mod etl_args;
+mod facts;
 mod fields;
+mod filter;
+mod formats;
+mod progress;
 mod time_ordered;
 
 use std::io::{Read, Write};
@@ -63,23 +69,9 @@ enum Command {
         /// The fields as a JSON object, or @FILE holding one
         json: String,
     },
-    /// Read an .etl file: its logfile header, then one line per event of every buffer
-    Etl {
-        /// The .etl file, or - for standard input
-        file: String,
-        /// Print JSON lines: one object per event (keys of `decode --json` plus buffer, offset
-        /// and kind)
-        #[arg(long)]
-        json: bool,
-        /// Print only the number of buffers, events and events of each kind
-        #[arg(long)]
-        summary: bool,
-        /// The order of the events: `file` (buffer after buffer as stored, read on every core)
-        /// or `time` (all buffers merged by timestamp, as a real-time consumer receives them;
-        /// reads the file twice and holds one decoded buffer per processor)
-        #[arg(long, value_enum, default_value = "file")]
-        order: etl::Order,
-    },
+    /// Read an .etl file: its logfile header, then one line per event of every buffer; filter
+    /// the events, print them as text, JSON, CSV or a Chrome trace, or count them
+    Etl(etl_args::EtlArgs),
     /// Write an .etl file from the trace buffers a target dumped (RAM dump, semihosting or RTT
     /// stream, concatenated buffers): found, ordered by SequenceNumber, given a logfile header
     #[command(after_long_help = assemble::AFTER_HELP)]
@@ -134,12 +126,15 @@ fn run(cli: Cli) -> Result<(), String> {
             }
             Ok(())
         }
-        Command::Etl {
-            file,
-            json,
-            summary,
-            order,
-        } => etl::run(&file, json, summary, order),
+        Command::Etl(args) => {
+            if let Err((kind, message)) = args.check() {
+                let mut command = <Cli as clap::CommandFactory>::command();
+                command.build();
+                let mut etl = command.find_subcommand("etl").cloned().unwrap_or(command);
+                etl.error(kind, message).exit();
+            }
+            etl::run(&args)
+        }
         Command::Assemble(args) => assemble::run(&args),
         Command::Encode { layout, json } => {
             let text = if let Some(path) = json.strip_prefix('@') {

@@ -4,34 +4,77 @@
 
 use std::io::{Read, Seek, Write};
 
-use etw_classic::read::EtlReader;
+use etw_classic::read::{EtlReader, TraceClock};
 
-use crate::etl::{Printer, Tally};
+use crate::etl::{filetime_of, Emitter, Selection};
+use crate::formats::{EventContext, Format};
+use crate::progress::Progress;
 
-/// Prints the events of the file whose `reader` has read its logfile header, in time order,
-/// and says what it read.
-pub fn print<R: Read + Seek>(
+/// Why the walk stopped before its end.
+enum Halt {
+    /// The output could not be written.
+    Output(std::io::Error),
+    /// `--limit` events are output.
+    Limit,
+}
+
+/// How often, in events, the progress bar is updated.
+const PROGRESS_EVERY: u32 = 4096;
+
+/// Prints the events selected of the file whose `reader` has read its logfile header, in time
+/// order, through `emitter`.
+pub fn print<R: Read + Seek, F: Format>(
     reader: &mut EtlReader<R>,
-    printer: Printer,
-    out: &mut impl Write,
-) -> Result<Tally, String> {
-    let mut tally = Tally::default();
-    let mut line = Vec::new();
-    let buffers = reader
-        .for_each_event_in_time_order(|item| {
-            match item {
-                Ok(item) => {
-                    let event = item.event;
-                    tally.counts_by_type[usize::from(event.header_type.0)] += 1;
-                    printer.print(&mut line, item.position.index, item.processor, &event);
-                    out.write_all(&line)?;
-                    line.clear();
-                }
-                Err(error) => tally.problems.push(error.to_string()),
+    emitter: &mut Emitter<'_, F>,
+    selection: &Selection,
+    clock: Option<TraceClock>,
+    progress: &mut Progress,
+    out: &mut dyn Write,
+) -> Result<(), String> {
+    if emitter.full() {
+        return Ok(());
+    }
+    let mut bytes = Vec::new();
+    let mut since_update = 0u32;
+    let walked = reader.for_each_event_in_time_order(|item| {
+        since_update += 1;
+        if since_update == PROGRESS_EVERY {
+            since_update = 0;
+            progress.update();
+        }
+        let item = match item {
+            Ok(item) => item,
+            Err(error) => {
+                emitter.tally.problems.push(error.to_string());
+                return Ok(());
             }
+        };
+        let event = item.event;
+        let filetime = filetime_of(&event, clock);
+        if (F::NEEDS_TIME && filetime.is_none()) || !selection.filter.matches(&event, filetime) {
+            return Ok(());
+        }
+        let context = EventContext {
+            buffer: item.position.index,
+            processor: item.processor,
+            filetime,
+        };
+        bytes.clear();
+        let prepared = emitter.format.prepare(&context, &event, &mut bytes);
+        emitter
+            .emit(event.header_type.0, prepared, &bytes, out)
+            .map_err(Halt::Output)?;
+        if emitter.full() {
+            return Err(Halt::Limit);
+        }
+        Ok(())
+    });
+    match walked {
+        Ok(buffers) => {
+            emitter.tally.buffers = buffers as u64;
             Ok(())
-        })
-        .map_err(crate::output_error)?;
-    tally.buffers = buffers as u64;
-    Ok(tally)
+        }
+        Err(Halt::Limit) => Ok(()),
+        Err(Halt::Output(error)) => Err(crate::output_error(error)),
+    }
 }

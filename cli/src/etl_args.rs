@@ -1,0 +1,226 @@
+//! The command line of `etwc etl`.
+
+use clap::error::ErrorKind;
+use etw_classic::{Guid, HeaderType};
+
+use crate::etl::{Order, Selection};
+use crate::filter::{self, Filter};
+
+/// What `etwc etl --help` prints after the options.
+const AFTER_HELP: &str = "\
+Filters (all given must hold; a filter given several values, repeated or comma-separated, holds \
+when one does): --provider matches the provider GUID of EVENT_HEADER events, the Guid of classic \
+FULL_HEADER and INSTANCE events and the message GUID of MESSAGE events; kernel events (SYSTEM, \
+COMPACT, PERFINFO) name no GUID and never match it. --pid and --tid match the ids of EVENT_HEADER, \
+FULL_HEADER, INSTANCE, SYSTEM and COMPACT events and of MESSAGE events that carry them; PERFINFO \
+events carry none. --from and --to (both inclusive) compare the event's time; an event without \
+one does not match them. --limit stops after that many events are output, reading no further.
+
+Formats: table (text lines), json (one JSON object per line; --json is the same), csv (a header \
+row, then one row per event), chrome (the Trace Event Format JSON object that Perfetto UI and \
+chrome://tracing open: ts in microseconds since the logfile header's StartTime).
+
+Examples:
+  etwc etl trace.etl --provider 763fd754-7086-4dfe-95eb-c01a46faf4ca --pid 3988 --limit 20
+  etwc etl trace.etl --kind SYSTEM64,PERFINFO64 --from 2020-07-29T00:07:01Z --format csv > kernel.csv
+  etwc etl trace.etl --order time --format chrome > trace.json
+  etwc etl trace.etl --stats --format json";
+
+/// `etwc etl`'s options.
+#[derive(clap::Args, Debug)]
+#[command(after_help = AFTER_HELP)]
+pub struct EtlArgs {
+    /// The .etl file, or - for standard input
+    pub file: String,
+
+    /// The output: table (text lines, the default), json (one JSON object per event, the keys of
+    /// `decode --json` plus buffer, offset, kind, processor, filetime and time), csv, or chrome
+    /// (Trace Event Format for Perfetto UI and chrome://tracing)
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<FormatArg>,
+
+    /// The same as --format json
+    #[arg(long, conflicts_with = "format")]
+    pub json: bool,
+
+    /// Print only the number of buffers, events and events of each kind (of the events the
+    /// filters let through)
+    #[arg(long)]
+    pub summary: bool,
+
+    /// Print only statistics of the events the filters let through: counts per kind, per
+    /// provider (kernel events by group) and per process, the first and last time and the
+    /// duration; as one JSON object with --format json
+    #[arg(long, conflicts_with = "summary")]
+    pub stats: bool,
+
+    /// The order of the events: `file` (buffer after buffer as stored, read on every core)
+    /// or `time` (all buffers merged by timestamp, as a real-time consumer receives them;
+    /// reads the file twice and holds one decoded buffer per processor)
+    #[arg(long, value_enum, default_value = "file")]
+    pub order: Order,
+
+    /// Only events of this provider: a GUID, braces and case as you like
+    #[arg(
+        long,
+        value_name = "GUID",
+        value_delimiter = ',',
+        value_parser = filter::parse_guid,
+        help_heading = "Filters"
+    )]
+    pub provider: Vec<Guid>,
+
+    /// Only events of this kind, as the output names it (EVENT_HEADER64, FULL_HEADER32,
+    /// SYSTEM64, PERFINFO64, ...; either case) or a header type number
+    #[arg(
+        long,
+        value_name = "KIND",
+        value_delimiter = ',',
+        value_parser = filter::parse_kind,
+        help_heading = "Filters"
+    )]
+    pub kind: Vec<HeaderType>,
+
+    /// Only events of this process id
+    #[arg(
+        long,
+        value_name = "PID",
+        value_delimiter = ',',
+        help_heading = "Filters"
+    )]
+    pub pid: Vec<u32>,
+
+    /// Only events of this thread id
+    #[arg(
+        long,
+        value_name = "TID",
+        value_delimiter = ',',
+        help_heading = "Filters"
+    )]
+    pub tid: Vec<u32>,
+
+    /// Only events at or after this time: ISO 8601 UTC, as 2020-07-29T00:07:00.6236167Z (the
+    /// fraction optional, up to 7 digits; a date alone is its midnight)
+    #[arg(long, value_name = "TIME", value_parser = filter::parse_time, help_heading = "Filters")]
+    pub from: Option<i64>,
+
+    /// Only events at or before this time (as --from)
+    #[arg(long, value_name = "TIME", value_parser = filter::parse_time, help_heading = "Filters")]
+    pub to: Option<i64>,
+
+    /// Stop after this many events are output (after the filters), reading no further
+    #[arg(long, value_name = "N", help_heading = "Filters")]
+    pub limit: Option<u64>,
+}
+
+/// `--format`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum FormatArg {
+    /// Text lines
+    Table,
+    /// One JSON object per line
+    Json,
+    /// A header row and one row per event
+    Csv,
+    /// The Trace Event Format (Perfetto UI, chrome://tracing)
+    Chrome,
+}
+
+/// What `etwc etl` prints, from `--format`, `--json`, `--summary` and `--stats`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Output {
+    /// `--summary`, as JSON or text.
+    Summary {
+        json: bool,
+    },
+    /// `--stats`, as JSON or text.
+    Stats {
+        json: bool,
+    },
+    Table,
+    Json,
+    Csv,
+    Chrome,
+}
+
+impl EtlArgs {
+    /// The format asked for, `--json` being `--format json`.
+    fn format(&self) -> FormatArg {
+        match (self.json, self.format) {
+            (true, _) => FormatArg::Json,
+            (false, Some(format)) => format,
+            (false, None) => FormatArg::Table,
+        }
+    }
+
+    /// What to print.
+    pub fn output(&self) -> Output {
+        let json = self.format() == FormatArg::Json;
+        if self.summary {
+            Output::Summary { json }
+        } else if self.stats {
+            Output::Stats { json }
+        } else {
+            match self.format() {
+                FormatArg::Table => Output::Table,
+                FormatArg::Json => Output::Json,
+                FormatArg::Csv => Output::Csv,
+                FormatArg::Chrome => Output::Chrome,
+            }
+        }
+    }
+
+    /// The filters and the limit.
+    pub fn selection(&self) -> Selection {
+        Selection {
+            filter: Filter {
+                providers: self.provider.clone(),
+                kinds: self.kind.clone(),
+                process_ids: self.pid.clone(),
+                thread_ids: self.tid.clone(),
+                from: self.from,
+                to: self.to,
+            },
+            limit: self.limit,
+        }
+    }
+
+    /// The usage errors clap's rules do not catch: a report in a format that has none, a time
+    /// window that ends before it starts.
+    ///
+    /// # Errors
+    /// A usage error (for exit status 2): its kind, and what does not go together.
+    pub fn check(&self) -> Result<(), (ErrorKind, String)> {
+        let report = if self.summary {
+            Some("--summary")
+        } else if self.stats {
+            Some("--stats")
+        } else {
+            None
+        };
+        if let Some(report) = report {
+            if matches!(self.format(), FormatArg::Csv | FormatArg::Chrome) {
+                return Err((
+                    ErrorKind::ArgumentConflict,
+                    format!(
+                        "{report} prints text or JSON: use --format table or --format json, \
+                         not --format {}",
+                        match self.format() {
+                            FormatArg::Csv => "csv",
+                            _ => "chrome",
+                        }
+                    ),
+                ));
+            }
+        }
+        if let (Some(from), Some(to)) = (self.from, self.to) {
+            if from > to {
+                return Err((
+                    ErrorKind::ValueValidation,
+                    "--from is after --to: no event could match".to_owned(),
+                ));
+            }
+        }
+        Ok(())
+    }
+}

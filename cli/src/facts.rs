@@ -1,0 +1,166 @@
+//! What the filters, the CSV and Chrome formats and the statistics of `etwc etl` need to know
+//! of one event, read from its header once: who logged it, for which process and thread, and
+//! the numbers that say which event it is.
+//!
+//! | header type | provider | process, thread | id, version, opcode, level, task, keyword |
+//! |---|---|---|---|
+//! | `EVENT_HEADER32/64` | `ProviderId` | `ProcessId`, `ThreadId` | the `EVENT_DESCRIPTOR` |
+//! | `FULL_HEADER32/64` | `Guid` | `ProcessId`, `ThreadId` | -, `Class.Version`, `Class.Type`, `Class.Level`, -, - |
+//! | `INSTANCE32/64` | the header's `Guid` | `ProcessId`, `ThreadId` | as `FULL_HEADER` |
+//! | `SYSTEM32/64`, `COMPACT32/64` | the kernel group of `HookId` | `ProcessId`, `ThreadId` | -, `Version`, the type of `HookId`, -, -, - |
+//! | `PERFINFO32/64` | the kernel group of `HookId` | none in the header | as `SYSTEM` |
+//! | `MESSAGE` | the message GUID, when its flags announce one | from its optional fields | -, -, -, -, -, - |
+//!
+//! The kernel's version-first headers name no GUID, only the group of `HookId` (ntwmi.h's
+//! `EVENT_TRACE_GROUP_*`): they never match `--provider`, and their source is written
+//! `kernel:GROUP` (for instance `kernel:PROCESS`) where a provider is printed.
+
+use std::fmt;
+
+use etw_classic::{
+    wire::{EventTraceGroup, MessageGuid},
+    Event, EventKind, EventType, Guid,
+};
+
+/// Who logged an event: a provider GUID, or, for the kernel's version-first headers, the group
+/// of its `HookId`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Source {
+    /// The provider (or event class, or message) GUID.
+    Provider(Guid),
+    /// The kernel group, `Packet.Group` of `HookId`.
+    Kernel(EventTraceGroup),
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Provider(guid) => write!(f, "{guid}"),
+            Self::Kernel(group) => match group.name() {
+                Some(name) => write!(f, "kernel:{name}"),
+                None => write!(f, "kernel:0x{:02x}", group.0),
+            },
+        }
+    }
+}
+
+/// What one event's header says of it; `None` where its kind has no such member.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Facts<'a> {
+    pub source: Option<Source>,
+    pub process_id: Option<u32>,
+    pub thread_id: Option<u32>,
+    /// `EVENT_DESCRIPTOR.Id`.
+    pub event_id: Option<u16>,
+    /// `EVENT_DESCRIPTOR.Version`, `Class.Version`, or a kernel header's `Version`.
+    pub version: Option<u16>,
+    /// `EVENT_DESCRIPTOR.Opcode`, `Class.Type`, or the type of a kernel `HookId`.
+    pub opcode: Option<u8>,
+    /// `EVENT_DESCRIPTOR.Level` or `Class.Level`.
+    pub level: Option<u8>,
+    pub task: Option<u16>,
+    pub keyword: Option<u64>,
+    /// `Class.Type` of a classic (`FULL_HEADER`, `INSTANCE`) event: `EVENT_TRACE_TYPE_START`
+    /// and `EVENT_TRACE_TYPE_END` open and close a span.
+    pub classic_type: Option<EventType>,
+    /// What follows the header: the event data (after any extra words), the user data of an
+    /// `EVENT_HEADER` event (`None` when an extended item is malformed), a message's arguments,
+    /// or the whole event for a kind that is not decoded.
+    pub payload: Option<&'a [u8]>,
+}
+
+impl<'a> Facts<'a> {
+    /// Reads the facts from `event`'s header.
+    pub fn of(event: &Event<'a>) -> Self {
+        let mut facts = Self::default();
+        match event.kind() {
+            EventKind::EventHeader { header, body } => {
+                let descriptor = header.event_descriptor;
+                facts.source = Some(Source::Provider(header.provider_id));
+                facts.process_id = Some(header.process_id);
+                facts.thread_id = Some(header.thread_id);
+                facts.event_id = Some(descriptor.id);
+                facts.version = Some(u16::from(descriptor.version));
+                facts.opcode = Some(descriptor.opcode);
+                facts.level = Some(descriptor.level.0);
+                facts.task = Some(descriptor.task);
+                facts.keyword = Some(descriptor.keyword);
+                let mut items = body.items();
+                for _ in items.by_ref() {}
+                facts.payload = items.user_data();
+            }
+            EventKind::Full { header, data } => {
+                facts.classic(&header);
+                facts.payload = Some(data);
+            }
+            EventKind::Instance { header, data } => {
+                facts.classic(&header.header);
+                facts.payload = Some(data);
+            }
+            EventKind::System {
+                header,
+                data,
+                extra: _,
+            } => {
+                facts.kernel(header.hook(), header.version);
+                facts.process_id = Some(header.process_id);
+                facts.thread_id = Some(header.thread_id);
+                facts.payload = Some(data);
+            }
+            EventKind::Compact {
+                header,
+                data,
+                extra: _,
+            } => {
+                facts.kernel(header.hook(), header.version);
+                facts.process_id = Some(header.process_id);
+                facts.thread_id = Some(header.thread_id);
+                facts.payload = Some(data);
+            }
+            EventKind::PerfInfo {
+                header,
+                data,
+                extra: _,
+            } => {
+                facts.kernel(header.hook(), header.version);
+                facts.payload = Some(data);
+            }
+            EventKind::Message { fields, args, .. } => {
+                if let Some(MessageGuid::Guid(guid)) = fields.message_guid {
+                    facts.source = Some(Source::Provider(guid));
+                }
+                if let Some(info) = fields.system_info {
+                    facts.process_id = Some(info.process_id);
+                    facts.thread_id = Some(info.thread_id);
+                }
+                facts.payload = Some(args);
+            }
+            _ => facts.payload = Some(event.bytes),
+        }
+        facts
+    }
+
+    fn classic(&mut self, header: &etw_classic::EventTraceHeader) {
+        self.source = Some(Source::Provider(header.guid.guid()));
+        self.process_id = Some(header.process_id);
+        self.thread_id = Some(header.thread_id);
+        self.version = Some(header.class.version);
+        self.opcode = Some(header.class.event_type.0);
+        self.level = Some(header.class.level.0);
+        self.classic_type = Some(header.class.event_type);
+    }
+
+    fn kernel(&mut self, hook: etw_classic::wire::HookId, version: u16) {
+        self.source = Some(Source::Kernel(hook.group()));
+        self.version = Some(version);
+        self.opcode = Some(hook.event_type().0);
+    }
+
+    /// The provider GUID, for `--provider`: `None` for the kernel's headers.
+    pub fn provider(&self) -> Option<Guid> {
+        match self.source {
+            Some(Source::Provider(guid)) => Some(guid),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,227 @@
+//! The event filters of `etwc etl`: `--provider`, `--kind`, `--pid`, `--tid`, `--from`, `--to`.
+//!
+//! Each filter given must hold (AND); a filter given several values holds when any of them
+//! does (OR). An event without the member a filter looks at (a `PERFINFO` event has no process
+//! id, a kernel event no provider GUID, an event without a timestamp or in a file without a
+//! usable clock no time) does not match that filter.
+
+use etw_classic::{wire::UtcDateTime, Event, Guid, HeaderType};
+
+use crate::etl::kind_name;
+use crate::facts::Facts;
+
+/// The filters given on the command line; an empty list (or `None`) lets every event through.
+#[derive(Clone, Debug, Default)]
+pub struct Filter {
+    pub providers: Vec<Guid>,
+    pub kinds: Vec<HeaderType>,
+    pub process_ids: Vec<u32>,
+    pub thread_ids: Vec<u32>,
+    /// The first FILETIME let through (inclusive).
+    pub from: Option<i64>,
+    /// The last FILETIME let through (inclusive).
+    pub to: Option<i64>,
+}
+
+impl Filter {
+    /// Whether the event dated `filetime` passes every filter.
+    pub fn matches(&self, event: &Event<'_>, filetime: Option<i64>) -> bool {
+        if !self.kinds.is_empty() && !self.kinds.contains(&event.header_type) {
+            return false;
+        }
+        if self.from.is_some() || self.to.is_some() {
+            let Some(filetime) = filetime else {
+                return false;
+            };
+            if self.from.is_some_and(|from| filetime < from)
+                || self.to.is_some_and(|to| filetime > to)
+            {
+                return false;
+            }
+        }
+        if self.providers.is_empty() && self.process_ids.is_empty() && self.thread_ids.is_empty() {
+            return true;
+        }
+        let facts = Facts::of(event);
+        let any = |wanted: &[u32], found: Option<u32>| {
+            wanted.is_empty() || found.is_some_and(|found| wanted.contains(&found))
+        };
+        (self.providers.is_empty()
+            || facts
+                .provider()
+                .is_some_and(|provider| self.providers.contains(&provider)))
+            && any(&self.process_ids, facts.process_id)
+            && any(&self.thread_ids, facts.thread_id)
+    }
+}
+
+/// `--provider`: a GUID with or without braces, either case.
+pub fn parse_guid(text: &str) -> Result<Guid, String> {
+    Guid::parse_str(text.trim()).map_err(|error| {
+        format!("{error} (the form is xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx, braces optional)")
+    })
+}
+
+/// Every header type with a name, by its name as `kind` prints it.
+fn named_kinds() -> impl Iterator<Item = (String, HeaderType)> {
+    (0..=u8::MAX)
+        .map(HeaderType)
+        .filter(|header_type| header_type.name().is_some())
+        .map(|header_type| (kind_name(header_type), header_type))
+}
+
+/// `--kind`: a header type's name as `kind` prints it (`EVENT_HEADER64`, `SYSTEM32`, ...),
+/// either case, or its number (`0x13`, `19`).
+pub fn parse_kind(text: &str) -> Result<HeaderType, String> {
+    let text = text.trim();
+    if let Some((_, header_type)) = named_kinds().find(|(name, _)| name.eq_ignore_ascii_case(text))
+    {
+        return Ok(header_type);
+    }
+    let number = match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+        Some(hex) => u8::from_str_radix(hex, 16).ok(),
+        None => text.parse::<u8>().ok(),
+    };
+    if let Some(number) = number {
+        return Ok(HeaderType(number));
+    }
+    let names: Vec<String> = named_kinds().map(|(name, _)| name).collect();
+    Err(format!(
+        "unknown kind {text:?}: expected one of {} (or a header type number, 0x00 to 0xFF)",
+        names.join(", ")
+    ))
+}
+
+/// `--from`, `--to`: an ISO 8601 UTC time, `YYYY-MM-DDTHH:MM:SS[.fffffff]Z` (up to seven
+/// fractional digits, FILETIME's 100 ns), as a FILETIME. `+00:00` may stand for `Z`, and the
+/// date alone means its midnight.
+pub fn parse_time(text: &str) -> Result<i64, String> {
+    const FORM: &str = "the form is YYYY-MM-DDTHH:MM:SS[.fffffff]Z, in UTC";
+    let bytes = text.as_bytes();
+    let mut at = 0usize;
+    let problem = |at: usize, expected: &str| -> String {
+        match text.get(at..).and_then(|rest| rest.chars().next()) {
+            Some(found) => {
+                format!("expected {expected} at position {at}, found {found:?} ({FORM})")
+            }
+            None => format!("expected {expected} at position {at}, found the end ({FORM})"),
+        }
+    };
+    let number = |at: &mut usize, digits: usize, what: &str| -> Result<u32, String> {
+        let mut value = 0u32;
+        for _ in 0..digits {
+            let digit = bytes
+                .get(*at)
+                .and_then(|byte| char::from(*byte).to_digit(10))
+                .ok_or_else(|| problem(*at, &format!("a digit of the {what}")))?;
+            value = value * 10 + digit;
+            *at += 1;
+        }
+        Ok(value)
+    };
+    let expect = |at: &mut usize, wanted: &[u8], what: &str| -> Result<(), String> {
+        match bytes.get(*at) {
+            Some(byte) if wanted.contains(byte) => {
+                *at += 1;
+                Ok(())
+            }
+            _ => Err(problem(*at, what)),
+        }
+    };
+    let year = number(&mut at, 4, "year")?;
+    expect(&mut at, b"-", "'-'")?;
+    let month = number(&mut at, 2, "month")?;
+    expect(&mut at, b"-", "'-'")?;
+    let day = number(&mut at, 2, "day")?;
+    let (mut hour, mut minute, mut second, mut intervals) = (0, 0, 0, 0);
+    if at < bytes.len() {
+        expect(&mut at, b"Tt ", "'T'")?;
+        hour = number(&mut at, 2, "hour")?;
+        expect(&mut at, b":", "':'")?;
+        minute = number(&mut at, 2, "minute")?;
+        expect(&mut at, b":", "':'")?;
+        second = number(&mut at, 2, "second")?;
+        if bytes.get(at) == Some(&b'.') {
+            at += 1;
+            let start = at;
+            while bytes.get(at).is_some_and(u8::is_ascii_digit) {
+                at += 1;
+            }
+            let digits = at - start;
+            if digits == 0 {
+                return Err(problem(at, "a digit of the fraction"));
+            }
+            if digits > 7 {
+                return Err(problem(
+                    start + 7,
+                    "at most seven fractional digits (100 ns)",
+                ));
+            }
+            let fraction: u32 = text[start..at]
+                .parse()
+                .map_err(|_| problem(start, "digits"))?;
+            intervals = fraction * 10u32.pow(u32::try_from(7 - digits).unwrap_or(0));
+        }
+        match &bytes[at..] {
+            [b'Z' | b'z'] => {}
+            b"+00:00" => {}
+            _ => return Err(problem(at, "'Z' (UTC) at the end")),
+        }
+    }
+    let small = |value: u32| u8::try_from(value).unwrap_or(u8::MAX);
+    let time = UtcDateTime {
+        year: i32::try_from(year).unwrap_or_default(),
+        month: small(month),
+        day: small(day),
+        hour: small(hour),
+        minute: small(minute),
+        second: small(second),
+        intervals,
+    };
+    time.to_filetime().ok_or_else(|| {
+        format!(
+            "{text:?} is not a time of the calendar (month 01-12, a day of that month, hour \
+             below 24, minute and second below 60)"
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times() {
+        assert_eq!(
+            parse_time("2020-07-29T00:07:00.6236167Z")
+                .map(|t| UtcDateTime::from_filetime(t).to_string()),
+            Ok("2020-07-29T00:07:00.6236167Z".to_owned())
+        );
+        assert_eq!(parse_time("1601-01-01"), Ok(0));
+        assert_eq!(parse_time("1601-01-01T00:00:00.1Z"), Ok(1_000_000));
+        assert_eq!(parse_time("1601-01-01T00:00:01+00:00"), Ok(10_000_000));
+        let error = parse_time("2020-07-2x").unwrap_err();
+        assert!(
+            error.starts_with("expected a digit of the day at position 9, found 'x'"),
+            "{error}"
+        );
+        assert!(parse_time("2020-07-29T00:07:00")
+            .unwrap_err()
+            .contains("'Z'"));
+        assert!(parse_time("2020-02-30").unwrap_err().contains("not a time"));
+        assert!(parse_time("2020-07-29T00:07:00.12345678Z")
+            .unwrap_err()
+            .contains("position 27"));
+    }
+
+    #[test]
+    fn kinds() {
+        assert_eq!(parse_kind("event_header64"), Ok(HeaderType::EVENT_HEADER64));
+        assert_eq!(parse_kind("0x13"), Ok(HeaderType::EVENT_HEADER64));
+        let error = parse_kind("FULL").unwrap_err();
+        assert!(
+            error.contains("FULL_HEADER64") && error.contains("PERFINFO32"),
+            "{error}"
+        );
+    }
+}
