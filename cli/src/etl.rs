@@ -42,8 +42,10 @@ pub fn kind_name(header_type: HeaderType) -> String {
         .map_or_else(|| format!("0x{:02X}", header_type.0), str::to_owned)
 }
 
-/// What one event's line carries, decoded as far as its header type allows.
-fn event_json(buffer: usize, event: &Event<'_>) -> Map<String, Value> {
+/// What one event's line carries, decoded as far as its header type allows: `buffer` (the
+/// index of the buffer that holds it), `offset`, `kind`, then the keys of its header type. The
+/// JSON line of `etwc etl --json` adds `processor`, `filetime` and `time` after these.
+pub fn event_json(buffer: usize, event: &Event<'_>) -> Map<String, Value> {
     let mut map = Map::new();
     map.insert("buffer".into(), json!(buffer));
     map.insert("offset".into(), json!(event.offset));
@@ -432,7 +434,7 @@ impl Seek for Source {
 
 /// The message for an error of the reader: "cannot read PATH: ..." for an I/O error before any
 /// buffer, otherwise "PATH: " and the error, which names the buffer and its file offset.
-fn describe(path: &str, error: &EtlReaderError) -> String {
+pub fn describe(path: &str, error: &EtlReaderError) -> String {
     match error {
         EtlReaderError::Io {
             buffer: None,
