@@ -10,7 +10,7 @@
 //! prints after `etwc: `; like `etwc`, the reader goes on past a buffer that does not decode
 //! and raises once the events it could read have been handed out.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::fs::File;
 use std::io::BufReader;
 use std::path::PathBuf;
@@ -116,9 +116,30 @@ fn hex_bytes<'py>(py: Python<'py>, hex: &str) -> PyResult<Bound<'py, PyBytes>> {
     })
 }
 
+/// The keys of the dicts as Python strings, each made once and shared by every dict: a list of
+/// events holds one copy of each key, and no string is made and hashed per key per event.
+#[derive(Default)]
+struct Keys(HashMap<String, Py<PyString>>);
+
+impl Keys {
+    fn get<'py>(&mut self, py: Python<'py>, key: &str) -> Bound<'py, PyString> {
+        if let Some(known) = self.0.get(key) {
+            return known.bind(py).clone();
+        }
+        let made = PyString::intern(py, key);
+        self.0.insert(key.to_owned(), made.clone().unbind());
+        made
+    }
+}
+
 /// A JSON value as the Python value `json.loads` gives, except a hex string under one of
 /// [`HEX_KEYS`] (`key` is the key the value is under), which is `bytes`.
-fn to_python<'py>(py: Python<'py>, key: Option<&str>, value: Value) -> PyResult<Bound<'py, PyAny>> {
+fn to_python<'py>(
+    py: Python<'py>,
+    keys: &mut Keys,
+    key: Option<&str>,
+    value: Value,
+) -> PyResult<Bound<'py, PyAny>> {
     Ok(match value {
         Value::Null => py.None().into_bound(py),
         Value::Bool(value) => PyBool::new(py, value).to_owned().into_any(),
@@ -142,20 +163,24 @@ fn to_python<'py>(py: Python<'py>, key: Option<&str>, value: Value) -> PyResult<
         Value::Array(items) => {
             let items = items
                 .into_iter()
-                .map(|item| to_python(py, None, item))
+                .map(|item| to_python(py, keys, None, item))
                 .collect::<PyResult<Vec<_>>>()?;
             PyList::new(py, items)?.into_any()
         }
-        Value::Object(map) => to_dict(py, map)?.into_any(),
+        Value::Object(map) => to_dict(py, keys, map)?.into_any(),
     })
 }
 
 /// A JSON object as a dict, its keys in the same order.
-fn to_dict(py: Python<'_>, map: Map<String, Value>) -> PyResult<Bound<'_, PyDict>> {
+fn to_dict<'py>(
+    py: Python<'py>,
+    keys: &mut Keys,
+    map: Map<String, Value>,
+) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(py);
     for (key, value) in map {
-        let value = to_python(py, Some(&key), value)?;
-        dict.set_item(key, value)?;
+        let value = to_python(py, keys, Some(&key), value)?;
+        dict.set_item(keys.get(py, &key), value)?;
     }
     Ok(dict)
 }
@@ -260,6 +285,7 @@ struct Reader {
     /// The problems met so far, raised together at the end as `etwc` prints them.
     problems: Vec<String>,
     closed: bool,
+    keys: Keys,
 }
 
 #[pymethods]
@@ -323,7 +349,7 @@ impl Reader {
                 Some(Source::Time(source)) => source.next_item(py),
             };
             match item {
-                Some(Ok(line)) => return to_dict(py, line).map(Some),
+                Some(Ok(line)) => return to_dict(py, &mut self.keys, line).map(Some),
                 Some(Err(problem)) => self.problems.push(problem),
                 None => {
                     self.source = None;
@@ -403,7 +429,8 @@ fn open(py: Python<'_>, path: &Bound<'_, PyAny>, order: &str) -> PyResult<Reader
         })
         .and_then(|file| EtlReader::new(BufReader::new(file)))
         .map_err(|error| open_error(py, path, &shown, &error))?;
-    let header = to_dict(py, header_line(&reader))?.unbind();
+    let mut keys = Keys::default();
+    let header = to_dict(py, &mut keys, header_line(&reader))?.unbind();
     let clock = reader.clock().ok();
     let source = if time_order {
         Source::Time(TimeOrder::start(reader, clock))
@@ -423,6 +450,7 @@ fn open(py: Python<'_>, path: &Bound<'_, PyAny>, order: &str) -> PyResult<Reader
         source: Some(source),
         problems: Vec::new(),
         closed: false,
+        keys,
     })
 }
 
