@@ -54,8 +54,10 @@ pub fn kind_name(header_type: HeaderType) -> String {
         .map_or_else(|| format!("0x{:02X}", header_type.0), str::to_owned)
 }
 
-/// What one event's JSON line carries, decoded as far as its header type allows, without the
-/// members that need the buffer's processor and the file's clock (see [`dated_event_json`]).
+/// What one event's JSON line carries, decoded as far as its header type allows: `buffer` (the
+/// index of the buffer that holds it), `offset`, `kind`, then the keys of its header type;
+/// without the members that need the buffer's processor and the file's clock (see
+/// [`dated_event_json`]).
 pub fn event_json(buffer: usize, event: &Event<'_>) -> Map<String, Value> {
     let mut map = Map::new();
     map.insert("buffer".into(), json!(buffer));
@@ -505,7 +507,7 @@ impl Seek for Source {
 
 /// The message for an error of the reader: "cannot read PATH: ..." for an I/O error before any
 /// buffer, otherwise "PATH: " and the error, which names the buffer and its file offset.
-fn describe(path: &str, error: &EtlReaderError) -> String {
+pub fn describe(path: &str, error: &EtlReaderError) -> String {
     match error {
         EtlReaderError::Io {
             buffer: None,
@@ -570,17 +572,7 @@ fn run_as<F: Format>(args: &EtlArgs, format: &mut F) -> Result<(), String> {
     let length = length.map(|length| length.saturating_mul(passes));
     let mut progress = Progress::new(length, read, F::PRINTS_EVENTS);
 
-    let names = reader.names();
-    let file = FileInfo {
-        path,
-        header: reader.logfile_header(),
-        system_header: reader.system_header(),
-        logger_name: names.logger_name.to_string(),
-        log_file_name: names.log_file_name.to_string(),
-        bitness: reader.bitness(),
-        clock: reader.clock().ok(),
-        unflushed: false,
-    };
+    let file = FileInfo::from_reader(path, &reader);
     format.begin(&file, &mut out).map_err(write_error)?;
     let selection = args.selection();
     let clock = file.clock;

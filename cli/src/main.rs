@@ -11,26 +11,16 @@
 //! event-trace64, instance-info32, instance-info64, mof-field, system-header, logfile-header32,
 //! logfile-header64 (see `fields::CliLayout`).
 
-mod assemble;
-mod etl;
-mod etl_args;
-mod facts;
-mod fields;
-mod filter;
-mod formats;
-mod progress;
-mod time_ordered;
-
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
-use clap::builder::PossibleValue;
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand};
 use etw_classic::{
     wire::LogfileNames, ClockType, EventInstanceGuidHeader, EventTraceHeader, EventType,
     HeaderType, Level, MarkerFlags, SystemTraceHeader, WnodeFlags,
 };
-use fields::CliLayout;
+use etw_classic_cli::fields::CliLayout;
+use etw_classic_cli::{assemble, etl, etl_args, fields, output_error, OUTPUT_CLOSED};
 use serde_json::{Map, Value};
 
 #[derive(Parser)]
@@ -76,19 +66,6 @@ enum Command {
     /// stream, concatenated buffers): found, ordered by SequenceNumber, given a logfile header
     #[command(after_long_help = assemble::AFTER_HELP)]
     Assemble(assemble::Args),
-}
-
-/// What an output error becomes when the reader of the output has gone (`etwc etl ... | head`):
-/// not an error, so `main` ends quietly with status 0.
-const OUTPUT_CLOSED: &str = "the output was closed";
-
-/// The message for an error writing the output; a closed pipe is [`OUTPUT_CLOSED`].
-pub(crate) fn output_error(error: std::io::Error) -> String {
-    if error.kind() == std::io::ErrorKind::BrokenPipe {
-        OUTPUT_CLOSED.to_owned()
-    } else {
-        format!("cannot write the output: {error}")
-    }
 }
 
 fn main() -> ExitCode {
@@ -151,17 +128,6 @@ fn run(cli: Cli) -> Result<(), String> {
                 .and_then(|()| out.flush())
                 .map_err(output_error)
         }
-    }
-}
-
-/// The layouts as command-line values, by the names [`CliLayout::name`] gives them.
-impl ValueEnum for CliLayout {
-    fn value_variants<'a>() -> &'a [Self] {
-        &Self::ALL
-    }
-
-    fn to_possible_value(&self) -> Option<PossibleValue> {
-        Some(PossibleValue::new(self.name()))
     }
 }
 

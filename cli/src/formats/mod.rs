@@ -18,7 +18,7 @@ use etw_classic::{
     read::TraceClock, wire::UtcDateTime, Bitness, Event, HeaderType, SystemTraceHeader,
     TraceLogfileHeader,
 };
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 use crate::etl::{dated_event_json, event_line, kind_name};
 
@@ -54,6 +54,26 @@ pub struct FileInfo<'a> {
     pub clock: Option<TraceClock>,
     /// Whether `BuffersWritten` was 0, so that the file was read to its end.
     pub unflushed: bool,
+}
+
+impl<'a> FileInfo<'a> {
+    /// What `reader` has read of the file's start; `unflushed` is known only at the end.
+    pub fn from_reader<R: std::io::Read>(
+        path: &'a str,
+        reader: &etw_classic::EtlReader<R>,
+    ) -> Self {
+        let names = reader.names();
+        Self {
+            path,
+            header: reader.logfile_header(),
+            system_header: reader.system_header(),
+            logger_name: names.logger_name.to_string(),
+            log_file_name: names.log_file_name.to_string(),
+            bitness: reader.bitness(),
+            clock: reader.clock().ok(),
+            unflushed: false,
+        }
+    }
 }
 
 /// What was read besides the output: buffers read, the events output counted by header type,
@@ -142,7 +162,7 @@ impl Format for Lines {
 
     fn begin(&mut self, file: &FileInfo<'_>, out: &mut dyn Write) -> io::Result<()> {
         match self {
-            Self::Json => writeln!(out, "{}", file_json(file)),
+            Self::Json => writeln!(out, "{}", Value::Object(file_json(file))),
             Self::Table => writeln!(out, "{}", file_line(file)),
         }
     }
@@ -165,14 +185,20 @@ impl Format for Lines {
 }
 
 /// The first JSON line: the logfile header.
-fn file_json(file: &FileInfo<'_>) -> Value {
-    json!({
-        "kind": "LOGFILE_HEADER",
-        "system_header": crate::fields::system_header_json(&file.system_header),
-        "logfile_header": crate::fields::logfile_header_json(&file.header),
-        "logger_name": file.logger_name,
-        "log_file_name": file.log_file_name,
-    })
+pub fn file_json(file: &FileInfo<'_>) -> Map<String, Value> {
+    let mut map = Map::new();
+    map.insert("kind".into(), json!("LOGFILE_HEADER"));
+    map.insert(
+        "system_header".into(),
+        Value::Object(crate::fields::system_header_json(&file.system_header)),
+    );
+    map.insert(
+        "logfile_header".into(),
+        Value::Object(crate::fields::logfile_header_json(&file.header)),
+    );
+    map.insert("logger_name".into(), json!(file.logger_name));
+    map.insert("log_file_name".into(), json!(file.log_file_name));
+    map
 }
 
 /// The first text line: the logfile header.

@@ -1,0 +1,443 @@
+//! `etw_classic`: the streaming .etl reader of etw-classic as a Python module.
+//!
+//! `etw_classic.open(path)` reads the logfile header and hands back a [`Reader`]: an iterator
+//! of one dict per event, with the keys and values of the event's line of `etwc etl --json`
+//! (the mapping is the command-line tool's own, [`etl::event_json`] and [`fields`]), except
+//! that the hex strings of that line (`data`, `bytes`, and the `data` and `padding` of extended
+//! items) are `bytes`. The file is read one buffer at a time through [`EtlReader`], never whole.
+//!
+//! Errors in the file raise `etw_classic.EtlError` (a `ValueError`) with the message `etwc`
+//! prints after `etwc: `; like `etwc`, the reader goes on past a buffer that does not decode
+//! and raises once the events it could read have been handed out.
+
+use std::collections::{HashMap, VecDeque};
+use std::fs::File;
+use std::io::BufReader;
+use std::path::PathBuf;
+use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::Mutex;
+use std::thread::JoinHandle;
+
+use etw::read::{StoredBuffer, TraceClock};
+use etw::{EtlReader, EtlReaderError, Event};
+use etw_classic_cli::etl;
+use etw_classic_cli::formats::{self, EventContext, FileInfo};
+use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyBytes, PyDict, PyList, PyString};
+use serde_json::{Map, Value};
+
+pyo3::create_exception!(
+    etw_classic,
+    EtlError,
+    PyValueError,
+    "The .etl file is not one, is cut short or is malformed: the message is the one `etwc` \
+     prints, naming the file, the buffer and its file offset."
+);
+
+/// The keys whose string values are bytes as hex in `etwc etl --json`.
+const HEX_KEYS: [&str; 3] = ["data", "bytes", "padding"];
+
+/// Events handed from the time-ordered merge's thread ahead of the Python side, at most.
+const TIME_ORDER_QUEUE: usize = 1024;
+
+/// One item of the events: an event's line, or a problem the reading met (which `etwc` reports
+/// at the end, after every event it could read).
+type Item = Result<Map<String, Value>, String>;
+
+/// The JSON line of `etwc etl --json` for `event` of buffer `buffer` on `processor`, dated
+/// through the file's clock: the command-line tool's own [`etl::dated_event_json`].
+fn event_line(
+    buffer: usize,
+    processor: u16,
+    clock: Option<TraceClock>,
+    event: &Event<'_>,
+) -> Map<String, Value> {
+    let context = EventContext {
+        buffer,
+        processor,
+        filetime: etl::filetime_of(event, clock),
+    };
+    etl::dated_event_json(&context, event)
+}
+
+/// The first line of `etwc etl --json`: the logfile header.
+fn header_line<R: std::io::Read>(path: &str, reader: &EtlReader<R>) -> Map<String, Value> {
+    formats::file_json(&FileInfo::from_reader(path, reader))
+}
+
+/// Lowercase or uppercase hex as bytes.
+fn hex_bytes<'py>(py: Python<'py>, hex: &str) -> PyResult<Bound<'py, PyBytes>> {
+    fn digit(byte: u8) -> Option<u8> {
+        char::from(byte)
+            .to_digit(16)
+            .and_then(|digit| u8::try_from(digit).ok())
+    }
+    let digits = hex.as_bytes();
+    if !digits.len().is_multiple_of(2) {
+        return Err(PyValueError::new_err(format!(
+            "expected an even number of hex digits, found {}",
+            digits.len()
+        )));
+    }
+    PyBytes::new_with(py, digits.len() / 2, |out| {
+        for (byte, pair) in out.iter_mut().zip(digits.chunks_exact(2)) {
+            match (digit(pair[0]), digit(pair[1])) {
+                (Some(high), Some(low)) => *byte = high << 4 | low,
+                _ => {
+                    return Err(PyValueError::new_err(format!(
+                        "expected hex digits, found {:?}",
+                        String::from_utf8_lossy(pair)
+                    )))
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
+/// The keys of the dicts as Python strings, each made once and shared by every dict: a list of
+/// events holds one copy of each key, and no string is made and hashed per key per event.
+#[derive(Default)]
+struct Keys(HashMap<String, Py<PyString>>);
+
+impl Keys {
+    fn get<'py>(&mut self, py: Python<'py>, key: &str) -> Bound<'py, PyString> {
+        if let Some(known) = self.0.get(key) {
+            return known.bind(py).clone();
+        }
+        let made = PyString::intern(py, key);
+        self.0.insert(key.to_owned(), made.clone().unbind());
+        made
+    }
+}
+
+/// A JSON value as the Python value `json.loads` gives, except a hex string under one of
+/// [`HEX_KEYS`] (`key` is the key the value is under), which is `bytes`.
+fn to_python<'py>(
+    py: Python<'py>,
+    keys: &mut Keys,
+    key: Option<&str>,
+    value: Value,
+) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match value {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(value) => PyBool::new(py, value).to_owned().into_any(),
+        Value::Number(number) => {
+            if let Some(value) = number.as_u64() {
+                value.into_pyobject(py)?.into_any()
+            } else if let Some(value) = number.as_i64() {
+                value.into_pyobject(py)?.into_any()
+            } else {
+                number
+                    .as_f64()
+                    .unwrap_or(f64::NAN)
+                    .into_pyobject(py)?
+                    .into_any()
+            }
+        }
+        Value::String(text) if key.is_some_and(|key| HEX_KEYS.contains(&key)) => {
+            hex_bytes(py, &text)?.into_any()
+        }
+        Value::String(text) => PyString::new(py, &text).into_any(),
+        Value::Array(items) => {
+            let items = items
+                .into_iter()
+                .map(|item| to_python(py, keys, None, item))
+                .collect::<PyResult<Vec<_>>>()?;
+            PyList::new(py, items)?.into_any()
+        }
+        Value::Object(map) => to_dict(py, keys, map)?.into_any(),
+    })
+}
+
+/// A JSON object as a dict, its keys in the same order.
+fn to_dict<'py>(
+    py: Python<'py>,
+    keys: &mut Keys,
+    map: Map<String, Value>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    for (key, value) in map {
+        let value = to_python(py, keys, Some(&key), value)?;
+        dict.set_item(keys.get(py, &key), value)?;
+    }
+    Ok(dict)
+}
+
+/// The events in file order: one buffer read, decoded and turned into lines at a time.
+struct FileOrder {
+    reader: EtlReader<BufReader<File>>,
+    clock: Option<TraceClock>,
+    stored: StoredBuffer,
+    scratch: Vec<u8>,
+    /// The lines of the current buffer not handed out yet, and the error its events ended with.
+    pending: VecDeque<Item>,
+}
+
+impl FileOrder {
+    fn next_item(&mut self) -> Option<Item> {
+        loop {
+            if let Some(item) = self.pending.pop_front() {
+                return Some(item);
+            }
+            if let Err(error) = self.reader.read_stored_buffer(&mut self.stored)? {
+                return Some(Err(error.to_string()));
+            }
+            let buffer = match self.stored.decode(&mut self.scratch) {
+                Ok(buffer) => buffer,
+                Err(error) => return Some(Err(error.to_string())),
+            };
+            let index = buffer.position.index;
+            for event in buffer.events() {
+                match event {
+                    Ok(event) => self.pending.push_back(Ok(event_line(
+                        index,
+                        buffer.processor,
+                        self.clock,
+                        &event,
+                    ))),
+                    Err(error) => {
+                        self.pending.push_back(Err(error.to_string()));
+                        break;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The events in time order: [`EtlReader::for_each_event_in_time_order`] on a thread of its
+/// own, handing the lines over a bounded channel.
+struct TimeOrder {
+    /// `None` once dropped, which stops the thread at its next event.
+    events: Option<Mutex<Receiver<Item>>>,
+    worker: Option<JoinHandle<()>>,
+}
+
+impl TimeOrder {
+    fn start(mut reader: EtlReader<BufReader<File>>, clock: Option<TraceClock>) -> Self {
+        let (sender, receiver) = sync_channel::<Item>(TIME_ORDER_QUEUE);
+        let worker = std::thread::spawn(move || {
+            // The walk ends early, with the error of `send`, when the receiver has gone.
+            let _ = reader.for_each_event_in_time_order(|item| {
+                let item = item
+                    .map(|item| event_line(item.position.index, item.processor, clock, &item.event))
+                    .map_err(|error| error.to_string());
+                sender.send(item)
+            });
+        });
+        Self {
+            events: Some(Mutex::new(receiver)),
+            worker: Some(worker),
+        }
+    }
+
+    fn next_item(&mut self, py: Python<'_>) -> Option<Item> {
+        let events = self.events.as_mut()?.get_mut().ok()?;
+        py.detach(move || events.recv().ok())
+    }
+}
+
+impl Drop for TimeOrder {
+    fn drop(&mut self) {
+        drop(self.events.take());
+        if let Some(worker) = self.worker.take() {
+            let _ = worker.join();
+        }
+    }
+}
+
+enum Source {
+    File(Box<FileOrder>),
+    Time(TimeOrder),
+}
+
+/// An .etl file being read: iterate it for the events (one dict each, as `etwc etl --json`
+/// prints them), `header` for its logfile header. A context manager: `with` closes it.
+#[pyclass(module = "etw_classic")]
+struct Reader {
+    /// The path as given, for the messages.
+    path: String,
+    header: Py<PyDict>,
+    /// `None` once every event has been handed out, or the reader closed.
+    source: Option<Source>,
+    /// The problems met so far, raised together at the end as `etwc` prints them.
+    problems: Vec<String>,
+    closed: bool,
+    keys: Keys,
+}
+
+#[pymethods]
+impl Reader {
+    /// The logfile header: the keys of the first line of `etwc etl --json` (`kind`,
+    /// `system_header`, `logfile_header`, `logger_name`, `log_file_name`).
+    #[getter]
+    fn header(&self, py: Python<'_>) -> Py<PyDict> {
+        self.header.clone_ref(py)
+    }
+
+    /// The path the reader was opened with.
+    #[getter]
+    fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// Whether `close` was called.
+    #[getter]
+    fn closed(&self) -> bool {
+        self.closed
+    }
+
+    /// Closes the file (and stops the time-ordered merge). Iterating then raises ValueError.
+    fn close(&mut self) {
+        self.source = None;
+        self.closed = true;
+    }
+
+    fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __exit__(
+        &mut self,
+        _type: Option<&Bound<'_, PyAny>>,
+        _value: Option<&Bound<'_, PyAny>>,
+        _traceback: Option<&Bound<'_, PyAny>>,
+    ) -> bool {
+        self.close();
+        false
+    }
+
+    fn __iter__(slf: PyRef<'_, Self>) -> PyResult<PyRef<'_, Self>> {
+        if slf.closed {
+            return Err(PyValueError::new_err("the .etl reader is closed"));
+        }
+        Ok(slf)
+    }
+
+    /// The next event as a dict; at the end, EtlError if any part of the file could not be
+    /// read (every event that could be read has been handed out by then).
+    fn __next__<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        if self.closed {
+            return Err(PyValueError::new_err("the .etl reader is closed"));
+        }
+        loop {
+            let item = match &mut self.source {
+                None => None,
+                Some(Source::File(source)) => source.next_item(),
+                Some(Source::Time(source)) => source.next_item(py),
+            };
+            match item {
+                Some(Ok(line)) => return to_dict(py, &mut self.keys, line).map(Some),
+                Some(Err(problem)) => self.problems.push(problem),
+                None => {
+                    self.source = None;
+                    if self.problems.is_empty() {
+                        return Ok(None);
+                    }
+                    let problems = std::mem::take(&mut self.problems);
+                    return Err(EtlError::new_err(format!(
+                        "{}: {}",
+                        self.path,
+                        problems.join("; ")
+                    )));
+                }
+            }
+        }
+    }
+
+    fn __repr__(&self) -> String {
+        let state = if self.closed { "closed" } else { "open" };
+        format!("<etw_classic.Reader {:?} {state}>", self.path)
+    }
+}
+
+/// The exception for an error opening or reading the file: the `OSError` subclass of its
+/// `errno` (FileNotFoundError, PermissionError, IsADirectoryError...) naming the file, for an
+/// error of the system; otherwise EtlError with the message of `etwc`.
+fn open_error(
+    py: Python<'_>,
+    path: &Bound<'_, PyAny>,
+    shown: &str,
+    error: &EtlReaderError,
+) -> PyErr {
+    if let EtlReaderError::Io {
+        buffer: None,
+        error: io,
+    } = error
+    {
+        if let Some(code) = io.raw_os_error() {
+            let strerror = py
+                .import("os")
+                .and_then(|os| os.call_method1("strerror", (code,)))
+                .and_then(|text| text.extract::<String>())
+                .unwrap_or_else(|_| io.to_string());
+            // OSError(errno, strerror, filename) makes the subclass of the errno.
+            return PyOSError::new_err((code, strerror, path.clone().unbind()));
+        }
+    }
+    EtlError::new_err(etl::describe(shown, error))
+}
+
+/// Opens the .etl file at `path` (a str or os.PathLike) and reads its logfile header.
+///
+/// `order` is `"file"` (buffer after buffer as stored) or `"time"` (the events of all
+/// buffers merged by timestamp, as `etwc etl --order time`: the file is read twice, with one
+/// decoded buffer per processor in memory).
+///
+/// Raises FileNotFoundError (or another OSError) when the file cannot be opened, EtlError when
+/// it is not an .etl file.
+#[pyfunction]
+#[pyo3(signature = (path, order = "file"))]
+fn open(py: Python<'_>, path: &Bound<'_, PyAny>, order: &str) -> PyResult<Reader> {
+    let time_order = match order {
+        "file" => false,
+        "time" => true,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "order: expected \"file\" or \"time\", found {other:?}"
+            )))
+        }
+    };
+    let file_path: PathBuf = path.extract()?;
+    let shown = file_path.display().to_string();
+    let reader = File::open(&file_path)
+        .map_err(|error| EtlReaderError::Io {
+            buffer: None,
+            error,
+        })
+        .and_then(|file| EtlReader::new(BufReader::new(file)))
+        .map_err(|error| open_error(py, path, &shown, &error))?;
+    let mut keys = Keys::default();
+    let header = to_dict(py, &mut keys, header_line(&shown, &reader))?.unbind();
+    let clock = reader.clock().ok();
+    let source = if time_order {
+        Source::Time(TimeOrder::start(reader, clock))
+    } else {
+        let scratch = vec![0u8; reader.buffer_size()];
+        Source::File(Box::new(FileOrder {
+            reader,
+            clock,
+            stored: StoredBuffer::new(),
+            scratch,
+            pending: VecDeque::new(),
+        }))
+    };
+    Ok(Reader {
+        path: shown,
+        header,
+        source: Some(source),
+        problems: Vec::new(),
+        closed: false,
+        keys,
+    })
+}
+
+/// Read Event Tracing for Windows .etl files as a stream of dicts, the events of
+/// `etwc etl --json`.
+#[pymodule]
+mod etw_classic {
+    #[pymodule_export]
+    use super::{open, EtlError, Reader};
+}

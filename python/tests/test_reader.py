@@ -1,0 +1,268 @@
+"""etw_classic against etwc on the PerfView traces: the same events with the same keys and values
+as `etwc etl --json` (hex there, bytes here), the same counts as `etwc etl --summary --json`, the
+same logfile header, and the same messages for files that are not .etl files or are damaged."""
+
+import itertools
+import json
+import shutil
+
+import pytest
+
+import etw_classic
+from conftest import etwc, etwc_lines, trace
+
+SMALL = ["SelfDescribingSingleEvent.etl", "gcevents.etl", "primitive-types.etl"]
+LARGE = ["net.4.5.2.x64.etl", "net.4.5.2.x86.etl"]
+# The large traces are compared event by event on their first buffers only (the counts cover
+# every event): these hold compressed buffers, EVENT_HEADER events with stack traces, and
+# 64-bit values up to 2**64 - 1 (a keyword of all ones in buffer 16 or 17, kernel addresses in
+# the stack items of buffer 18 or 19).
+LARGE_BUFFERS = 24
+# The keys whose hex strings in etwc's JSON are bytes in the dicts.
+HEX_KEYS = ("data", "bytes", "padding")
+
+
+def as_bytes(value, key=None):
+    """etwc's parsed JSON with its hex strings as bytes, as etw_classic gives them."""
+    if isinstance(value, dict):
+        return {name: as_bytes(item, name) for name, item in value.items()}
+    if isinstance(value, list):
+        return [as_bytes(item) for item in value]
+    if key in HEX_KEYS and isinstance(value, str):
+        return bytes.fromhex(value)
+    return value
+
+
+def assert_same(ours, line):
+    """Our dict equals etwc's JSON line: the same keys in the same order (at every depth), the
+    same values, bytes where the line has hex, and ints (never floats) for every number."""
+    theirs = as_bytes(json.loads(line))
+    assert ours == theirs
+    same_shape(ours, theirs, [])
+
+
+def same_shape(ours, theirs, path):
+    assert type(ours) is type(theirs), (path, ours, theirs)
+    if isinstance(ours, dict):
+        assert list(ours) == list(theirs), path
+        for key in ours:
+            same_shape(ours[key], theirs[key], path + [key])
+    elif isinstance(ours, list):
+        for index, (mine, other) in enumerate(zip(ours, theirs)):
+            same_shape(mine, other, path + [index])
+
+
+def events_until_error(reader):
+    """Every event the reader hands out, and the EtlError it ends with (None if it ends well)."""
+    events = []
+    try:
+        for event in reader:
+            events.append(event)
+    except etw_classic.EtlError as error:
+        return events, error
+    return events, None
+
+
+def cli_message(stderr):
+    """etwc's error message, without its `etwc: ` prefix."""
+    lines = stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("etwc: "), stderr
+    return lines[0][len("etwc: "):]
+
+
+@pytest.mark.parametrize("name", SMALL + LARGE)
+def test_event_counts_equal_etwc_summary(name):
+    path = trace(name)
+    status, out, err = etwc("etl", path, "--summary", "--json")
+    assert status == 0, err
+    summary = json.loads(out)
+    kinds = {}
+    with etw_classic.open(path) as reader:
+        for event in reader:
+            kinds[event["kind"]] = kinds.get(event["kind"], 0) + 1
+    assert sum(kinds.values()) == summary["events"]
+    assert kinds == summary["kinds"]
+
+
+@pytest.mark.parametrize("name", SMALL)
+def test_every_event_equals_etwc_json(name):
+    path = trace(name)
+    status, out, err = etwc("etl", path, "--json")
+    assert status == 0, err
+    lines = out.splitlines()
+    with etw_classic.open(path) as reader:
+        assert_same(reader.header, lines[0])
+        events = list(reader)
+    assert len(events) == len(lines) - 1 > 0
+    for event, line in zip(events, lines[1:]):
+        assert_same(event, line)
+
+
+@pytest.mark.parametrize("name", LARGE)
+def test_first_buffers_equal_etwc_json(name):
+    path = trace(name)
+    lines = etwc_lines("etl", path, "--json")
+    with etw_classic.open(path) as reader:
+        assert_same(reader.header, next(lines))
+        compared = 0
+        for event, line in zip(reader, lines):
+            if event["buffer"] >= LARGE_BUFFERS:
+                break
+            assert_same(event, line)
+            compared += 1
+    assert compared > 5000
+
+
+def test_u64_values_are_exact_ints():
+    # EVENT_HEADER32 events of buffer 17 have the keyword 0xFFFFFFFFFFFFFFFF, and the stack
+    # items of buffer 18 kernel addresses above 2**63: exact ints, not floats.
+    path = trace("net.4.5.2.x86.etl")
+    keywords, addresses = set(), set()
+    with etw_classic.open(path) as reader:
+        for event in itertools.takewhile(lambda event: event["buffer"] <= 18, reader):
+            if "event_descriptor" in event:
+                keywords.add(event["event_descriptor"]["keyword"])
+                for item in event["extended_data"]:
+                    addresses.update(item.get("address", []))
+    assert 2**64 - 1 in keywords
+    assert 18446735278176745387 in addresses
+    assert all(type(value) is int for value in keywords | addresses)
+
+
+@pytest.mark.parametrize("name", SMALL + LARGE)
+def test_logfile_header_equals_etwc_json(name):
+    path = trace(name)
+    with etw_classic.open(path) as reader:
+        header = reader.header
+    assert_same(header, next(etwc_lines("etl", path, "--json")))
+    assert header["kind"] == "LOGFILE_HEADER"
+
+
+def test_logfile_header_values():
+    # gcevents.etl: PerfView's session, read by etwc and dissect.etl alike (tools/etl-crosscheck).
+    with etw_classic.open(trace("gcevents.etl")) as reader:
+        header = reader.header
+    assert header["logger_name"] == "PerfViewSession"
+    assert header["log_file_name"].endswith("PerfViewData.etl")
+    assert header["logfile_header"]["pointer_size"] == 8
+    assert header["logfile_header"]["perf_freq"] == 10_000_000
+
+
+def test_time_order_equals_etwc():
+    path = trace("gcevents.etl")
+    status, out, err = etwc("etl", path, "--json", "--order", "time")
+    assert status == 0, err
+    lines = out.splitlines()[1:]
+    with etw_classic.open(path, order="time") as reader:
+        events = list(reader)
+    assert len(events) == len(lines) > 0
+    for event, line in zip(events, lines):
+        assert_same(event, line)
+
+
+def test_time_order_stops_early():
+    # Closing the reader half-way stops the merge's thread (the test would hang otherwise).
+    with etw_classic.open(trace("net.4.5.2.x64.etl"), order="time") as reader:
+        first = list(itertools.islice(reader, 10))
+    assert len(first) == 10
+    assert [event["filetime"] for event in first] == sorted(event["filetime"] for event in first)
+
+
+def test_not_an_etl_file(tmp_path):
+    path = tmp_path / "notes.txt"
+    path.write_bytes(b"hello, world: not a trace\n" * 10)
+    with pytest.raises(etw_classic.EtlError) as raised:
+        etw_classic.open(path)
+    status, _, err = etwc("etl", path, "--json")
+    assert status == 1
+    assert str(raised.value) == cli_message(err)
+    assert str(raised.value).startswith(
+        f"{path}: not an .etl file: its first 8 bytes are 68 65 6c 6c 6f 2c 20 77; ")
+    assert isinstance(raised.value, ValueError)
+
+
+def test_empty_file(tmp_path):
+    path = tmp_path / "empty.etl"
+    path.write_bytes(b"")
+    with pytest.raises(etw_classic.EtlError, match="not an .etl file: it is empty") as raised:
+        etw_classic.open(path)
+    assert str(raised.value) == cli_message(etwc("etl", path)[2])
+
+
+def test_truncated_file(tmp_path):
+    # gcevents.etl cut in its fourth buffer: the events of the first three, then the error.
+    source = trace("gcevents.etl")
+    path = tmp_path / "cut.etl"
+    path.write_bytes(source.read_bytes()[:3 * 65536 + 1000])
+    status, out, err = etwc("etl", path, "--json")
+    assert status == 1
+    lines = out.splitlines()[1:]
+    with etw_classic.open(path) as reader:
+        events, error = events_until_error(reader)
+        assert list(reader) == []  # the error is raised once; the reader is then done
+    assert error is not None
+    assert str(error) == cli_message(err)
+    assert "buffer 3 at file offset 0x30000" in str(error)
+    assert len(events) == len(lines) > 0
+    assert {event["buffer"] for event in events} == {0, 1, 2}
+    for event, line in zip(events, lines):
+        assert_same(event, line)
+
+
+def test_corrupt_buffer(tmp_path):
+    # The Size of buffer 1's second event (at 0x58 after its header) made 0x2000: the events
+    # before it, then those of the later buffers (etwc goes on past a damaged buffer), then one
+    # error naming the buffer and the event.
+    source = trace("gcevents.etl")
+    data = bytearray(source.read_bytes())
+    size = 65536 + 0x48 + 0x58
+    data[size:size + 2] = (0x2000).to_bytes(2, "little")
+    path = tmp_path / "corrupt.etl"
+    path.write_bytes(bytes(data))
+    status, out, err = etwc("etl", path, "--json")
+    assert status == 1
+    lines = out.splitlines()[1:]
+    with etw_classic.open(path) as reader:
+        events, error = events_until_error(reader)
+    assert error is not None
+    assert str(error) == cli_message(err)
+    assert str(error) == (f"{path}: buffer 1 at file offset 0x10000: EVENT_HEADER64 event at "
+                          f"offset 0x58: expected a Size of at most the 1064 bytes left, found 8192")
+    assert len(events) == len(lines) > 0
+    assert [event["offset"] for event in events if event["buffer"] == 1] == [0]
+    assert {event["buffer"] for event in events} == {0, 1, 2, 3, 4}
+    for event, line in zip(events, lines):
+        assert_same(event, line)
+
+
+def test_missing_file(tmp_path):
+    path = tmp_path / "absent.etl"
+    with pytest.raises(FileNotFoundError) as raised:
+        etw_classic.open(path)
+    assert raised.value.errno == 2
+    assert raised.value.filename == path
+
+
+def test_path_as_str_and_pathlike(tmp_path):
+    source = trace("primitive-types.etl")
+    copy = tmp_path / "copy.etl"
+    shutil.copyfile(source, copy)
+    with etw_classic.open(str(copy)) as by_str, etw_classic.open(copy) as by_path:
+        assert list(by_str) == list(by_path)
+        assert by_str.path == by_path.path == str(copy)
+
+
+def test_context_manager_closes():
+    with etw_classic.open(trace("primitive-types.etl")) as reader:
+        assert not reader.closed
+        next(reader)
+    assert reader.closed
+    with pytest.raises(ValueError, match="closed"):
+        next(reader)
+    with pytest.raises(ValueError, match="closed"):
+        iter(reader)
+
+
+def test_bad_order():
+    with pytest.raises(ValueError, match='order: expected "file" or "time", found "size"'):
+        etw_classic.open(trace("primitive-types.etl"), order="size")
