@@ -121,7 +121,9 @@
     )
 )]
 
-#[cfg(feature = "std")]
+// `std` for the streaming reader and writer; `arbitrary` because the `arbitrary` crate and the
+// code its derive writes use the standard library (that crate is not `no_std`).
+#[cfg(any(feature = "std", feature = "arbitrary"))]
 extern crate std;
 
 #[macro_use]

@@ -19,6 +19,8 @@ use crate::wire::error::{GuidParseError, GuidTextExpectation};
 /// ```
 #[repr(C)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Guid {
     /// `Data1`
     pub data1: u32,

@@ -12,6 +12,8 @@ use crate::wire::guid::Guid;
 /// `GuidPtr` (bytes 0..8) is used on input to `TraceEvent` when `Flags` holds
 /// `WNODE_FLAG_USE_GUID_PTR`; in trace buffers the member holds the `Guid` itself.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct GuidOrPtr(pub [u8; 16]);
 
 impl GuidOrPtr {
@@ -92,6 +94,8 @@ impl defmt::Format for GuidOrPtr {
 /// `KernelTime`, `ClientContext` and `EventId` are the same bytes (0..4), as are `UserTime` and
 /// `Flags` (4..8).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct TimesOrFlags(pub [u8; 8]);
 
 impl TimesOrFlags {

@@ -12,6 +12,8 @@
 /// In `EVENT_TRACE` it shares its bytes with `ClientContext` ("Reserved"); the whole `u32` is
 /// [`BufferContext::client_context`].
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct BufferContext(pub [u8; 4]);
 
 impl BufferContext {
