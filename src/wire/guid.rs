@@ -170,6 +170,7 @@ impl core::fmt::Debug for Guid {
 }
 
 #[cfg(feature = "defmt")]
+#[cfg_attr(docsrs, doc(cfg(feature = "defmt")))]
 impl defmt::Format for Guid {
     fn format(&self, f: defmt::Formatter) {
         let [d0, d1, d2, d3, d4, d5, d6, d7] = self.data4;

@@ -70,6 +70,7 @@ impl core::fmt::Debug for GuidOrPtr {
 }
 
 #[cfg(feature = "defmt")]
+#[cfg_attr(docsrs, doc(cfg(feature = "defmt")))]
 impl defmt::Format for GuidOrPtr {
     fn format(&self, f: defmt::Formatter) {
         defmt::write!(
@@ -221,6 +222,7 @@ impl core::fmt::Debug for TimesOrFlags {
 }
 
 #[cfg(feature = "defmt")]
+#[cfg_attr(docsrs, doc(cfg(feature = "defmt")))]
 impl defmt::Format for TimesOrFlags {
     fn format(&self, f: defmt::Formatter) {
         defmt::write!(

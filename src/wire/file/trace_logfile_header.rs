@@ -188,6 +188,7 @@ impl core::fmt::Debug for LogInstance {
 }
 
 #[cfg(feature = "defmt")]
+#[cfg_attr(docsrs, doc(cfg(feature = "defmt")))]
 impl defmt::Format for LogInstance {
     fn format(&self, f: defmt::Formatter) {
         defmt::write!(
@@ -390,6 +391,7 @@ impl field::Member<4> for ClockType {
 /// struct and both strings with their NULs (for example "Relogger" and "[multiple files]").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub struct LogfileNames<'a> {
     /// The session's name, without its NUL.
     pub logger_name: Utf16Str<'a>,

@@ -231,6 +231,7 @@ impl core::fmt::Debug for EventHeaderTimes {
 }
 
 #[cfg(feature = "defmt")]
+#[cfg_attr(docsrs, doc(cfg(feature = "defmt")))]
 impl defmt::Format for EventHeaderTimes {
     fn format(&self, f: defmt::Formatter) {
         defmt::write!(

@@ -101,6 +101,7 @@ impl core::fmt::Debug for BufferContext {
 }
 
 #[cfg(feature = "defmt")]
+#[cfg_attr(docsrs, doc(cfg(feature = "defmt")))]
 impl defmt::Format for BufferContext {
     fn format(&self, f: defmt::Formatter) {
         defmt::write!(
