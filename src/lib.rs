@@ -75,6 +75,14 @@
 //!   never the whole file), on top of the same `no_std` functions [`EtlFile`] uses; and
 //!   `write::EtlWriter`, which writes trace buffers to any `std::io::Write + Seek` and
 //!   back-patches the logfile header at the end.
+//! - `serde`: `serde::Serialize` and `serde::Deserialize` for the owned wire types (every fixed
+//!   layout and the enums choosing one by bitness, [`Guid`], [`Class`], the unions, the codes,
+//!   [`Bitness`], the time values), with the Rust member names as keys; a union is its raw
+//!   bytes and a code its number. `no_std`. The views that borrow bytes ([`wire::LogfileNames`],
+//!   [`wire::ExtendedItem`], [`wire::ExtraWords`], ...) and the errors have none.
+//! - `arbitrary`: `arbitrary::Arbitrary` for the same types, to build values from fuzzer input.
+//!   The `arbitrary` crate needs the standard library, so this feature links it (the crate
+//!   stays `#![no_std]` otherwise) and is for hosts only.
 //!
 //! # Example
 //! ```
@@ -121,7 +129,9 @@
     )
 )]
 
-#[cfg(feature = "std")]
+// `std` for the streaming reader and writer; `arbitrary` because the `arbitrary` crate and the
+// code its derive writes use the standard library (that crate is not `no_std`).
+#[cfg(any(feature = "std", feature = "arbitrary"))]
 extern crate std;
 
 #[macro_use]

@@ -246,7 +246,7 @@ fn instance_tree_survives_loops_conflicts_and_a_full_table() {
     tree.add(&instance(4, 4, None)).unwrap();
     assert_eq!(
         tree.add(&instance(4, 5, None)),
-        Err(InstanceTreeFull { capacity: 3 })
+        Err(InstanceTreeFull::new(3))
     );
     assert_eq!(tree.nodes().len(), 3);
     assert_eq!(

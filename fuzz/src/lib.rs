@@ -700,16 +700,19 @@ impl<const N: usize> TreeCheck<N> {
                 assert_eq!(result, Ok(key));
             }
             None if full => {
-                assert_eq!(result, Err(InstanceTreeFull { capacity: N }));
+                assert_eq!(result, Err(InstanceTreeFull::new(N)));
             }
             None => {
-                self.model.push(InstanceNode {
-                    key,
-                    parent,
-                    events: 1,
-                    conflicting_parents: 0,
-                });
                 assert_eq!(result, Ok(key));
+                // `InstanceNode` is non-exhaustive: the model takes the tree's new node once its
+                // members are the documented ones.
+                let node = *self.tree.nodes().last().expect("the node just added");
+                assert_eq!(
+                    (node.key, node.parent, node.events, node.conflicting_parents),
+                    (key, parent, 1, 0),
+                    "a new instance"
+                );
+                self.model.push(node);
             }
         }
         assert_eq!(

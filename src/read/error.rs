@@ -485,11 +485,21 @@ impl core::fmt::Display for Lz77Error {
 impl core::error::Error for Lz77Error {}
 
 /// An [`InstanceTree`](crate::read::InstanceTree) has no room for another instance.
+/// `#[non_exhaustive]`, as the other errors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub struct InstanceTreeFull {
     /// The tree's capacity.
     pub capacity: usize,
+}
+
+impl InstanceTreeFull {
+    /// The error of a full tree of `capacity` instances (for comparing with the one
+    /// [`InstanceTree::add`](crate::read::InstanceTree::add) returns).
+    pub const fn new(capacity: usize) -> Self {
+        Self { capacity }
+    }
 }
 
 impl core::fmt::Display for InstanceTreeFull {

@@ -40,8 +40,12 @@ impl InstanceKey {
 }
 
 /// An instance seen in a trace, with its parent and how many events it has.
+///
+/// `#[non_exhaustive]`: the tree makes these, and later versions may count more about an
+/// instance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub struct InstanceNode {
     /// The instance.
     pub key: InstanceKey,

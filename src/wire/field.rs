@@ -589,6 +589,8 @@ macro_rules! pointer_width_pair {
         $(#[$enum_attr])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+        #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+        #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
         pub enum $enum {
             #[doc = concat!("The 32-bit layout, ", stringify!($len32), " bytes.")]
             Bits32($s32),
@@ -727,6 +729,8 @@ macro_rules! pointer_width_pair {
         )])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
         #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+        #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+        #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
         pub struct $struct {
             $($(#[$doc])* pub $name: $type,)*
         }

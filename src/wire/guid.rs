@@ -19,6 +19,8 @@ use crate::wire::error::{GuidParseError, GuidTextExpectation};
 /// ```
 #[repr(C)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Guid {
     /// `Data1`
     pub data1: u32,
@@ -168,6 +170,7 @@ impl core::fmt::Debug for Guid {
 }
 
 #[cfg(feature = "defmt")]
+#[cfg_attr(docsrs, doc(cfg(feature = "defmt")))]
 impl defmt::Format for Guid {
     fn format(&self, f: defmt::Formatter) {
         let [d0, d1, d2, d3, d4, d5, d6, d7] = self.data4;

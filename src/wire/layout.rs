@@ -7,6 +7,8 @@
 /// have a 32-bit and a 64-bit layout; a trace says which one through its header types
 /// (`FULL_HEADER32` vs `FULL_HEADER64`, ...) or its logfile header's pointer size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum Bitness {
     /// 4-byte pointers (i686 and other 32-bit Windows ABIs).

@@ -23,6 +23,8 @@ const _: () = assert!(EPOCH_DIFFERENCE_SECONDS * FILETIME_PER_SECOND == FILETIME
 /// 1970 have negative `seconds` with non-negative `nanos` (−0.5 s is `{ seconds: -1,
 /// nanos: 500_000_000 }`), as `std::time::SystemTime` and most libraries count them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct UnixTime {
     /// Whole seconds since the Unix epoch (negative before it).
@@ -114,6 +116,8 @@ const ERA_START_YEAR: i64 = 1600;
 /// assert_eq!(epoch.to_filetime(), Some(FILETIME_UNIX_EPOCH));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct UtcDateTime {
     /// The year, counted astronomically (0 is 1 BC, -1 is 2 BC).

@@ -12,6 +12,8 @@ use crate::wire::guid::Guid;
 /// `GuidPtr` (bytes 0..8) is used on input to `TraceEvent` when `Flags` holds
 /// `WNODE_FLAG_USE_GUID_PTR`; in trace buffers the member holds the `Guid` itself.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct GuidOrPtr(pub [u8; 16]);
 
 impl GuidOrPtr {
@@ -68,6 +70,7 @@ impl core::fmt::Debug for GuidOrPtr {
 }
 
 #[cfg(feature = "defmt")]
+#[cfg_attr(docsrs, doc(cfg(feature = "defmt")))]
 impl defmt::Format for GuidOrPtr {
     fn format(&self, f: defmt::Formatter) {
         defmt::write!(
@@ -92,6 +95,8 @@ impl defmt::Format for GuidOrPtr {
 /// `KernelTime`, `ClientContext` and `EventId` are the same bytes (0..4), as are `UserTime` and
 /// `Flags` (4..8).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct TimesOrFlags(pub [u8; 8]);
 
 impl TimesOrFlags {
@@ -217,6 +222,7 @@ impl core::fmt::Debug for TimesOrFlags {
 }
 
 #[cfg(feature = "defmt")]
+#[cfg_attr(docsrs, doc(cfg(feature = "defmt")))]
 impl defmt::Format for TimesOrFlags {
     fn format(&self, f: defmt::Formatter) {
         defmt::write!(

@@ -162,6 +162,7 @@ impl core::fmt::Debug for Utf16Str<'_> {
 }
 
 #[cfg(feature = "defmt")]
+#[cfg_attr(docsrs, doc(cfg(feature = "defmt")))]
 impl defmt::Format for Utf16Str<'_> {
     fn format(&self, f: defmt::Formatter) {
         defmt::write!(f, "\"");

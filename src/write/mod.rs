@@ -26,4 +26,5 @@ pub use event::{EventData, Traced};
 pub use provider::{Provider, SteppingContext, TraceContext};
 pub use session::{Session, SessionStats, WhenFull};
 #[cfg(feature = "critical-section")]
+#[cfg_attr(docsrs, doc(cfg(feature = "critical-section")))]
 pub use shared_session::SharedSession;

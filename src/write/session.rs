@@ -663,6 +663,7 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> core::fmt::Debug
 
 /// The session's state without the buffers' bytes.
 #[cfg(feature = "defmt")]
+#[cfg_attr(docsrs, doc(cfg(feature = "defmt")))]
 impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> defmt::Format
     for Session<BUFFER_SIZE, BUFFER_COUNT>
 {

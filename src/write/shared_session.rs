@@ -51,6 +51,7 @@ use crate::write::session::Session;
 /// }
 /// # Ok::<(), etw_classic::TraceError>(())
 /// ```
+#[cfg_attr(docsrs, doc(cfg(feature = "critical-section")))]
 pub struct SharedSession<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> {
     session: Mutex<RefCell<Session<BUFFER_SIZE, BUFFER_COUNT>>>,
 }

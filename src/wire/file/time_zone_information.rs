@@ -54,6 +54,8 @@ const _: () = system_time::MILLISECONDS.ends_at(SystemTime::LEN);
 /// `wYear` 0, `wDay` is the week of the month (1 to 5, 5 meaning the last) on which the
 /// `wDayOfWeek` falls. Every value is kept as it is, valid or not.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct SystemTime {
     /// `wYear` (0 in a yearly transition rule).
@@ -128,6 +130,8 @@ impl SystemTime {
 /// [`standard_name_str`]: Self::standard_name_str
 /// [`daylight_name_str`]: Self::daylight_name_str
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct TimeZoneInformation {
     /// `Bias`: minutes to add to local time to get UTC (`LONG`; 480 for UTC-8).

@@ -29,6 +29,8 @@ use crate::wire::utf16::Utf16Str;
 /// assert_eq!(version.roll_up(), 0x0002_000A);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct VersionDetail {
     /// `VersionDetail.MajorVersion` (byte 0x04): 10 for Windows 10 and 11, 6 for Vista to 8.1.
@@ -75,6 +77,8 @@ impl VersionDetail {
 /// In .etl files the second view holds: `PointerSize` is the logger's pointer width in bytes
 /// (8 in every PerfView sample trace). A setter writes only the bytes of its view.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct LogInstance(pub [u8; 16]);
 
 impl LogInstance {
@@ -184,6 +188,7 @@ impl core::fmt::Debug for LogInstance {
 }
 
 #[cfg(feature = "defmt")]
+#[cfg_attr(docsrs, doc(cfg(feature = "defmt")))]
 impl defmt::Format for LogInstance {
     fn format(&self, f: defmt::Formatter) {
         defmt::write!(
@@ -386,6 +391,7 @@ impl field::Member<4> for ClockType {
 /// struct and both strings with their NULs (for example "Relogger" and "[multiple files]").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub struct LogfileNames<'a> {
     /// The session's name, without its NUL.
     pub logger_name: Utf16Str<'a>,

@@ -110,6 +110,8 @@ open_code! {
 /// unions are kept as raw bytes: which view holds depends on where the buffer has been (in a
 /// flushed user-mode buffer they can hold list pointers).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct WmiBufferHeader {
     /// `BufferSize`: the buffer's length in bytes, header included (in a compressed buffer of an

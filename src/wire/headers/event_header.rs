@@ -123,6 +123,8 @@ open_flags! {
 /// | 0x2E | 2 | `Task` | [`task`](Self::task) |
 /// | 0x30 | 8 | `Keyword` | [`keyword`](Self::keyword) |
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct EventDescriptor {
     /// `Id`: "The event identifier", unique within the provider (with `Version`).
@@ -163,6 +165,8 @@ pub struct EventDescriptor {
 /// trace buffers (`../shared/reference/EVENT-HEADERS.md` §1), where the bytes read as
 /// `KernelTime`/`UserTime`.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct EventHeaderTimes(pub [u8; 8]);
 
 impl EventHeaderTimes {
@@ -227,6 +231,7 @@ impl core::fmt::Debug for EventHeaderTimes {
 }
 
 #[cfg(feature = "defmt")]
+#[cfg_attr(docsrs, doc(cfg(feature = "defmt")))]
 impl defmt::Format for EventHeaderTimes {
     fn format(&self, f: defmt::Formatter) {
         defmt::write!(
@@ -242,6 +247,8 @@ impl defmt::Format for EventHeaderTimes {
 /// The view of [`EventHeaderTimes`] that an `EVENT_HEADER`'s flags select
 /// ([`EventHeader::cpu_time`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum EventCpuTime {
     /// Neither `NO_CPUTIME` nor `PRIVATE_SESSION`: `KernelTime` and `UserTime`, in ticks.
@@ -288,6 +295,8 @@ pub enum EventCpuTime {
 /// and a `Size` that covers the header. [`parse_event`](Self::parse_event) also splits off the
 /// extended data items and user data that follow it ([`ExtendedAndUserData`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct EventHeader {
     /// `Size`: the whole event, this header, the extended data items and the user data,

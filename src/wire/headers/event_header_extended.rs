@@ -127,6 +127,8 @@ open_code! {
 /// them back unchanged; [`parse`](Self::parse) checks only the length (the checks of an item
 /// against its event are [`ExtendedItems`]').
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct ExtendedItemHeader {
     /// `Reserved1` to the consumer; in a trace buffer, the item's size: this header, the data
@@ -804,6 +806,8 @@ impl core::fmt::Display for Sid<'_> {
 /// | 0x04 | 4 | `ParentInstanceId` | [`parent_instance_id`](Self::parent_instance_id) |
 /// | 0x08 | 16 | `ParentGuid` | [`parent_guid`](Self::parent_guid) |
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct ExtendedInstance {
     /// `InstanceId`.
@@ -866,6 +870,8 @@ pub struct StackTrace64<'a> {
 /// `EVENT_EXTENDED_ITEM_STACK_KEY32` (evntcons.h, Microsoft docs), 16 bytes: a key to a stack
 /// stored once in the trace, for a 32-bit stack.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct StackKey32 {
     /// `MatchId`, as in [`StackTrace32::match_id`].
@@ -903,6 +909,8 @@ impl StackKey32 {
 /// `EVENT_EXTENDED_ITEM_STACK_KEY64` (evntcons.h, Microsoft docs), 16 bytes: a key to a stack
 /// stored once in the trace, for a 64-bit stack.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct StackKey64 {
     /// `MatchId`, as in [`StackTrace32::match_id`].

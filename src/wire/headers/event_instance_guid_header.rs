@@ -40,6 +40,8 @@ const _: () = offset::PARENT_GUID.ends_at(EventInstanceGuidHeader::LEN);
 /// least 0x48.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct EventInstanceGuidHeader {
     /// Bytes 0x00..0x30, laid out as `EVENT_TRACE_HEADER`; `header.guid` is the event's class GUID.

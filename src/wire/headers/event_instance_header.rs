@@ -46,6 +46,8 @@ const _: () = offset::PARENT_REG_HANDLE.ends_at(EventInstanceHeader::LEN);
 /// `TraceEventInstance`'s to check.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct EventInstanceHeader {
     /// `Size`: "Total number of bytes of the event. Size must include the size of the

@@ -58,6 +58,8 @@ const _: () = offset::PROCESSOR_TIME.ends_at(EventTraceHeader::LEN);
 /// a `Size` that covers the header.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct EventTraceHeader {
     /// `Size`: "Total number of bytes of the event. Size includes the size of the header

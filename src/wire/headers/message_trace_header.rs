@@ -107,6 +107,8 @@ impl TraceMessageFlags {
 /// # Ok::<(), etw_classic::CodecError>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct MessageTraceHeader {
     /// `Size`: "Total Size of the message including header" (ntwmi.h).
@@ -229,6 +231,8 @@ field::fixed_layout_entry_points!(MessageTraceHeader, emit);
 /// The second optional field of a message: the `MessageGuid` argument of `TraceMessage`, "the
 /// class GUID or component ID that identifies the message" (docs:TraceMessage).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum MessageGuid {
     /// `TRACE_MESSAGE_GUID`: the event trace class GUID, 16 bytes.
@@ -240,6 +244,8 @@ pub enum MessageGuid {
 
 /// `TRACE_MESSAGE_SYSTEMINFO`: who logged the message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct MessageSystemInfo {
     /// The thread id, a `u32`.
@@ -266,6 +272,8 @@ pub struct MessageSystemInfo {
 /// consumer side of the same sources reads it ("Can't have both"). `PERFORMANCE_TIMESTAMP`,
 /// `POINTER32` and `POINTER64` announce no field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct MessageFields {
     /// `TRACE_MESSAGE_SEQUENCE`: the sequence number ("starts at one").

@@ -131,6 +131,8 @@ open_code! {
 /// assert_eq!(format!("{hook:?}"), "HookId(IMAGE, type 3)");
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct HookId(pub u16);
 
@@ -434,6 +436,8 @@ macro_rules! version_first_header {
         #[doc = "[`ExtraWords`](crate::wire::ExtraWords) that `Version` announces off the event's body."]
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
         #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+        #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+        #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
         pub struct $name {
             /// `Version`, the low 16 bits of the `Marker`: the event's version, whose bits
             /// 0x8000 and 0x0700 announce [`ExtraWords`](crate::wire::ExtraWords) after the

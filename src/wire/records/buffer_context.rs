@@ -12,6 +12,8 @@
 /// In `EVENT_TRACE` it shares its bytes with `ClientContext` ("Reserved"); the whole `u32` is
 /// [`BufferContext::client_context`].
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct BufferContext(pub [u8; 4]);
 
 impl BufferContext {
@@ -99,6 +101,7 @@ impl core::fmt::Debug for BufferContext {
 }
 
 #[cfg(feature = "defmt")]
+#[cfg_attr(docsrs, doc(cfg(feature = "defmt")))]
 impl defmt::Format for BufferContext {
     fn format(&self, f: defmt::Formatter) {
         defmt::write!(

@@ -26,6 +26,8 @@ const _: () = offset::DATA_TYPE.ends_at(MofField::LEN);
 /// With `WNODE_FLAG_USE_MOF_PTR`, the event data after the header is an array of at most
 /// [`MAX_MOF_FIELDS`](crate::wire::MAX_MOF_FIELDS) of these, each naming a piece of data to gather.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct MofField {
     /// `DataPtr`: the address of the data (a `ULONG64` on both bitnesses).
