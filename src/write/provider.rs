@@ -288,13 +288,32 @@ impl<const CLASSES: usize> Provider<CLASSES> {
     ) -> Result<Traced, TraceError> {
         let flags = header.times.flags();
         check_traced_guid(flags)?;
-        data.check(EventInstanceHeader::LEN, header.size, flags)?;
-        let class_guid = self.check_instance(InstanceRole::Event, instance, header.reg_handle)?;
+        // The event's size in the buffer once the data passes its check (`check` says why
+        // it does not).
+        let Some(total) = data.event_len(
+            EventInstanceHeader::LEN,
+            EventInstanceGuidHeader::LEN,
+            header.size,
+            flags,
+        ) else {
+            return data_failure(data, EventInstanceHeader::LEN, header.size, flags);
+        };
+        // A failed check returns what a function of its own builds in the caller's result:
+        // no error is built in this frame and copied out.
+        let Some(class_guid) = self.checked_guid(instance, header.reg_handle) else {
+            return self.instance_failure(InstanceRole::Event, instance, header.reg_handle);
+        };
         let (parent_instance_id, parent_guid) = match parent {
-            Some(parent) => (
-                parent.instance_id(),
-                self.check_instance(InstanceRole::Parent, parent, header.parent_reg_handle)?,
-            ),
+            Some(parent) => match self.checked_guid(parent, header.parent_reg_handle) {
+                Some(guid) => (parent.instance_id(), guid),
+                None => {
+                    return self.instance_failure(
+                        InstanceRole::Parent,
+                        parent,
+                        header.parent_reg_handle,
+                    )
+                }
+            },
             None => (0, &GuidOrPtr([0; 16])),
         };
         let header_type = match self.bitness {
@@ -304,6 +323,7 @@ impl<const CLASSES: usize> Provider<CLASSES> {
         let instance_id = instance.instance_id();
         let (class, timestamp_in_header) = (header.class, header.timestamp);
         session.write_event::<{ EventInstanceGuidHeader::LEN }, _>(
+            total,
             data,
             context,
             |context| event_time(context, flags, timestamp_in_header),
@@ -371,7 +391,16 @@ impl<const CLASSES: usize> Provider<CLASSES> {
     ) -> Result<Traced, TraceError> {
         let flags = header.times.flags();
         check_traced_guid(flags)?;
-        data.check(EventTraceHeader::LEN, header.size, flags)?;
+        // The event's size in the buffer once the data passes its check (`check` says why
+        // it does not).
+        let Some(total) = data.event_len(
+            EventTraceHeader::LEN,
+            EventTraceHeader::LEN,
+            header.size,
+            flags,
+        ) else {
+            return data_failure(data, EventTraceHeader::LEN, header.size, flags);
+        };
         let guid = if flags.contains(WnodeFlags::USE_GUID_PTR) {
             let guid_ptr = header.guid.guid_ptr();
             GuidOrPtr::from_guid(
@@ -388,6 +417,7 @@ impl<const CLASSES: usize> Provider<CLASSES> {
         };
         let (class, timestamp_in_header) = (header.class, header.timestamp);
         session.write_event::<{ EventTraceHeader::LEN }, _>(
+            total,
             data,
             context,
             |context| event_time(context, flags, timestamp_in_header),
@@ -399,16 +429,12 @@ impl<const CLASSES: usize> Provider<CLASSES> {
         )
     }
 
-    /// Checks one `EVENT_INSTANCE_INFO` argument against the header's handle and returns the
-    /// class GUID registered under it (see [`instance_error`](Self::instance_error) for the
-    /// checks and their order).
+    /// The class GUID registered under an `EVENT_INSTANCE_INFO` argument's handle when the
+    /// argument passes every check against the header's handle (see
+    /// [`instance_error`](Self::instance_error) for the checks and their order), `None` when
+    /// it fails one.
     #[inline(always)]
-    fn check_instance(
-        &self,
-        role: InstanceRole,
-        info: &EventInstanceInfo,
-        handle_in_header: u64,
-    ) -> Result<&GuidOrPtr, TraceError> {
+    fn checked_guid(&self, info: &EventInstanceInfo, handle_in_header: u64) -> Option<&GuidOrPtr> {
         let (reg_handle, instance_id, bitness) = match info {
             EventInstanceInfo::Bits32(info) => (
                 u64::from(info.reg_handle),
@@ -421,9 +447,22 @@ impl<const CLASSES: usize> Provider<CLASSES> {
         // no registration.)
         if instance_id != 0 && bitness == self.bitness && handle_in_header == reg_handle {
             if let Some(registration) = self.registration(reg_handle) {
-                return Ok(&registration.class_guid);
+                return Some(&registration.class_guid);
             }
         }
+        None
+    }
+
+    /// The outcome of a trace call whose `EVENT_INSTANCE_INFO` argument fails a check:
+    /// [`instance_error`](Self::instance_error)'s error.
+    #[cold]
+    #[inline(never)]
+    fn instance_failure(
+        &self,
+        role: InstanceRole,
+        info: &EventInstanceInfo,
+        handle_in_header: u64,
+    ) -> Result<Traced, TraceError> {
         Err(self.instance_error(role, info, handle_in_header))
     }
 
@@ -432,8 +471,7 @@ impl<const CLASSES: usize> Provider<CLASSES> {
     /// provider's bitness ([`TraceError::InstanceInfoBitness`]), a handle this provider
     /// registered ([`TraceError::UnknownRegHandle`]), the same handle in the header
     /// ([`TraceError::RegHandleMismatch`]).
-    #[cold]
-    #[inline(never)]
+    #[inline]
     fn instance_error(
         &self,
         role: InstanceRole,
@@ -480,6 +518,27 @@ fn check_traced_guid(flags: WnodeFlags) -> Result<(), TraceError> {
     } else {
         Err(TraceError::MissingTracedGuidFlag { flags })
     }
+}
+
+/// The outcome of a trace call whose data fails its check against the header
+/// ([`EventData::check`]'s error), built in the caller's result.
+#[cold]
+#[inline(never)]
+fn data_failure(
+    data: EventData<'_>,
+    header_len: usize,
+    size: u16,
+    flags: WnodeFlags,
+) -> Result<Traced, TraceError> {
+    data.check(header_len, size, flags)?;
+    // Never: `event_len` and `check` fail alike. Reported as the size `check` expects.
+    Err(TraceError::WrongSize {
+        expected: data
+            .written_len()
+            .unwrap_or(usize::MAX)
+            .saturating_add(header_len),
+        found: size,
+    })
 }
 
 /// `TimeStamp`: the caller's with `WNODE_FLAG_USE_TIMESTAMP`, else a reading of the clock.

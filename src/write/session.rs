@@ -368,26 +368,23 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> Session<BUFFER_SIZE, B
         Ok(stored)
     }
 
-    /// Appends one event: `write_header` writes the header for the event's `Size` and time in
-    /// place (given `context` back), then the data follows. The provider has checked
-    /// everything but room.
+    /// Appends one event of `total` bytes (its `Size` in the buffer, header included; MOF
+    /// fields whose lengths add up to more than a `usize` holds come as `usize::MAX`):
+    /// `write_header` writes the header for the event's `Size` and time in place (given
+    /// `context` back), then the data follows. The provider has checked everything but size
+    /// and room.
     ///
     /// `timestamp` is called once, only when the event will be written (never for an event
     /// that is lost), and gives the event's time, which also stamps a buffer the event seals.
     #[inline]
     pub(crate) fn write_event<const HEADER_LEN: usize, Context>(
         &mut self,
+        total: usize,
         data: EventData<'_>,
         context: &mut Context,
         timestamp: impl FnOnce(&mut Context) -> i64,
         write_header: impl FnOnce(&mut [u8; HEADER_LEN], u16, i64, &Context),
     ) -> Result<Traced, TraceError> {
-        // MOF fields whose lengths add up to more than a `usize` holds are reported with
-        // `usize::MAX` as their size.
-        let total = data
-            .written_len()
-            .and_then(|len| len.checked_add(HEADER_LEN))
-            .unwrap_or(usize::MAX);
         let size = match u16::try_from(total) {
             Ok(size) if total < Self::EVENT_SIZE_LIMIT => size,
             _ => {
