@@ -321,17 +321,25 @@ impl<const CLASSES: usize> Provider<CLASSES> {
             Bitness::Bits64 => HeaderType::INSTANCE64,
         };
         let instance_id = instance.instance_id();
-        let (class, timestamp_in_header) = (header.class, header.timestamp);
+        // The header's `Class` and `TimeStamp` are read where they are written, not kept
+        // across the room test and the clock's reading (fewer values live, fewer spills).
         session.write_event::<{ EventInstanceGuidHeader::LEN }, _>(
             total,
             data,
             context,
-            |context| event_time(context, flags, timestamp_in_header),
+            |context| event_time(context, flags, header.timestamp),
             |out, size, timestamp, context| {
                 // `out` is the header's 0x48 bytes: `emit` has room, and the length check is
                 // resolved when the code is built.
                 let _ = EventInstanceGuidHeader {
-                    header: stamped(context, size, header_type, class, timestamp, *class_guid),
+                    header: stamped(
+                        context,
+                        size,
+                        header_type,
+                        header.class,
+                        timestamp,
+                        *class_guid,
+                    ),
                     instance_id,
                     parent_instance_id,
                     parent_guid: Guid::NIL,
