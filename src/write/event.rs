@@ -115,6 +115,29 @@ impl EventData<'_> {
     }
 }
 
+/// Event data as the write path takes it: the inline bytes (`&[u8]`) or the `MOF_FIELD`s
+/// (`&[&[u8]]`), each its own type. A call whose data is inline passes the slice in two
+/// registers, not an [`EventData`] in memory, and its write compiles no `MOF_FIELD` code (and
+/// the other way round).
+pub(crate) trait Payload<'a>: Copy {
+    /// The data as an [`EventData`], whose variant is known where this is inlined.
+    fn event_data(self) -> EventData<'a>;
+}
+
+impl<'a> Payload<'a> for &'a [u8] {
+    #[inline(always)]
+    fn event_data(self) -> EventData<'a> {
+        EventData::Inline(self)
+    }
+}
+
+impl<'a> Payload<'a> for &'a [&'a [u8]] {
+    #[inline(always)]
+    fn event_data(self) -> EventData<'a> {
+        EventData::MofFields(self)
+    }
+}
+
 /// What a successful trace call did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]

@@ -12,7 +12,7 @@ use crate::wire::layout::Bitness;
 use crate::wire::records::event_instance_info::EventInstanceInfo;
 use crate::wire::unions::{GuidOrPtr, TimesOrFlags};
 use crate::write::error::{InstanceRole, TraceError};
-use crate::write::event::{EventData, Traced};
+use crate::write::event::{EventData, Payload, Traced};
 use crate::write::session::Session;
 
 /// What the logger stamps into every event it writes, supplied by the caller.
@@ -271,49 +271,75 @@ impl<const CLASSES: usize> Provider<CLASSES> {
         if !session.enable_level().enables(header.class.level) {
             return Ok(Traced::FilteredOut);
         }
-        self.write_instance_event(session, header, data, instance, parent, context)
+        // One write for each kind of data: the variant is known at most call sites, so the
+        // match goes and the slice is passed in registers.
+        match data {
+            EventData::Inline(bytes) => {
+                self.trace_instance_payload(session, header, bytes, instance, parent, context)
+            }
+            EventData::MofFields(fields) => {
+                self.trace_instance_payload(session, header, fields, instance, parent, context)
+            }
+        }
     }
 
-    /// [`trace_event_instance`](Self::trace_event_instance) after the level test: checks 2 to
-    /// 5 and the event written.
-    #[inline]
-    fn write_instance_event<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize>(
+    /// [`trace_event_instance`](Self::trace_event_instance) after the level test, for one
+    /// kind of data: the write, and the outcome built from its `Size` or, when it wrote
+    /// nothing, from the error found out of line.
+    #[inline(always)]
+    fn trace_instance_payload<'d, const BUFFER_SIZE: usize, const BUFFER_COUNT: usize>(
         &self,
         session: &mut Session<BUFFER_SIZE, BUFFER_COUNT>,
         header: &EventInstanceHeader,
-        data: EventData<'_>,
+        data: impl Payload<'d>,
         instance: &EventInstanceInfo,
         parent: Option<&EventInstanceInfo>,
         context: &mut impl TraceContext,
     ) -> Result<Traced, TraceError> {
+        match self.write_instance_event(session, header, data, instance, parent, context) {
+            Some(size) => Ok(session.written(size)),
+            None => Err(self.instance_event_error(session, header, data, instance, parent)),
+        }
+    }
+
+    /// [`trace_event_instance`](Self::trace_event_instance) after the level test: checks 2 to
+    /// 5 and the event written. Returns the event's `Size`, or `None` when a check fails or
+    /// the session refuses the event.
+    ///
+    /// The outcome is a `u16` in a register, not a `Result` in memory: which check failed and
+    /// its error are found again out of line
+    /// ([`instance_event_error`](Self::instance_event_error)), and where the event went is
+    /// read from the session ([`Session::written`]), so that this function builds no error,
+    /// and keeps neither the result's address nor the event's slot and offset live across the
+    /// write.
+    #[inline(never)]
+    fn write_instance_event<'d, const BUFFER_SIZE: usize, const BUFFER_COUNT: usize>(
+        &self,
+        session: &mut Session<BUFFER_SIZE, BUFFER_COUNT>,
+        header: &EventInstanceHeader,
+        data: impl Payload<'d>,
+        instance: &EventInstanceInfo,
+        parent: Option<&EventInstanceInfo>,
+        context: &mut impl TraceContext,
+    ) -> Option<u16> {
+        let data = data.event_data();
         let flags = header.times.flags();
-        check_traced_guid(flags)?;
-        // The event's size in the buffer once the data passes its check (`check` says why
-        // it does not).
-        let Some(total) = data.event_len(
+        if !flags.contains(WnodeFlags::TRACED_GUID) {
+            return None;
+        }
+        // The event's size in the buffer once the data passes its check.
+        let total = data.event_len(
             EventInstanceHeader::LEN,
             EventInstanceGuidHeader::LEN,
             header.size,
             flags,
-        ) else {
-            return data_failure(data, EventInstanceHeader::LEN, header.size, flags);
-        };
-        // A failed check returns what a function of its own builds in the caller's result:
-        // no error is built in this frame and copied out.
-        let Some(class_guid) = self.checked_guid(instance, header.reg_handle) else {
-            return self.instance_failure(InstanceRole::Event, instance, header.reg_handle);
-        };
+        )?;
+        let class_guid = self.checked_guid(instance, header.reg_handle)?;
         let (parent_instance_id, parent_guid) = match parent {
-            Some(parent) => match self.checked_guid(parent, header.parent_reg_handle) {
-                Some(guid) => (parent.instance_id(), guid),
-                None => {
-                    return self.instance_failure(
-                        InstanceRole::Parent,
-                        parent,
-                        header.parent_reg_handle,
-                    )
-                }
-            },
+            Some(parent) => (
+                parent.instance_id(),
+                self.checked_guid(parent, header.parent_reg_handle)?,
+            ),
             None => (0, &GuidOrPtr([0; 16])),
         };
         let header_type = match self.bitness {
@@ -399,16 +425,16 @@ impl<const CLASSES: usize> Provider<CLASSES> {
     ) -> Result<Traced, TraceError> {
         let flags = header.times.flags();
         check_traced_guid(flags)?;
-        // The event's size in the buffer once the data passes its check (`check` says why
-        // it does not).
-        let Some(total) = data.event_len(
-            EventTraceHeader::LEN,
-            EventTraceHeader::LEN,
-            header.size,
-            flags,
-        ) else {
-            return data_failure(data, EventTraceHeader::LEN, header.size, flags);
-        };
+        data.check(EventTraceHeader::LEN, header.size, flags)?;
+        // The event's size in the buffer (`Some`: the data passed its check).
+        let total = data
+            .event_len(
+                EventTraceHeader::LEN,
+                EventTraceHeader::LEN,
+                header.size,
+                flags,
+            )
+            .unwrap_or(usize::MAX);
         let guid = if flags.contains(WnodeFlags::USE_GUID_PTR) {
             let guid_ptr = header.guid.guid_ptr();
             GuidOrPtr::from_guid(
@@ -424,7 +450,7 @@ impl<const CLASSES: usize> Provider<CLASSES> {
             Bitness::Bits64 => HeaderType::FULL_HEADER64,
         };
         let (class, timestamp_in_header) = (header.class, header.timestamp);
-        session.write_event::<{ EventTraceHeader::LEN }, _>(
+        let written = session.write_event::<{ EventTraceHeader::LEN }, _>(
             total,
             data,
             context,
@@ -434,7 +460,11 @@ impl<const CLASSES: usize> Provider<CLASSES> {
                 let _ = stamped(context, size, header_type, class, timestamp, guid)
                     .emit(out.as_mut_slice());
             },
-        )
+        );
+        match written {
+            Some(size) => Ok(session.written(size)),
+            None => Err(session.write_error(total)),
+        }
     }
 
     /// The class GUID registered under an `EVENT_INSTANCE_INFO` argument's handle when the
@@ -461,17 +491,48 @@ impl<const CLASSES: usize> Provider<CLASSES> {
         None
     }
 
-    /// The outcome of a trace call whose `EVENT_INSTANCE_INFO` argument fails a check:
-    /// [`instance_error`](Self::instance_error)'s error.
+    /// The error of an instance event that [`write_instance_event`](Self::write_instance_event)
+    /// did not write: the first of checks 2 to 4 of
+    /// [`trace_event_instance`](Self::trace_event_instance) that fails, in their order, else
+    /// the session's refusal ([`Session::write_error`]).
     #[cold]
     #[inline(never)]
-    fn instance_failure(
+    fn instance_event_error<'d, const BUFFER_SIZE: usize, const BUFFER_COUNT: usize>(
         &self,
-        role: InstanceRole,
-        info: &EventInstanceInfo,
-        handle_in_header: u64,
-    ) -> Result<Traced, TraceError> {
-        Err(self.instance_error(role, info, handle_in_header))
+        session: &Session<BUFFER_SIZE, BUFFER_COUNT>,
+        header: &EventInstanceHeader,
+        data: impl Payload<'d>,
+        instance: &EventInstanceInfo,
+        parent: Option<&EventInstanceInfo>,
+    ) -> TraceError {
+        let data = data.event_data();
+        let flags = header.times.flags();
+        if let Err(error) = check_traced_guid(flags)
+            .and_then(|()| data.check(EventInstanceHeader::LEN, header.size, flags))
+        {
+            return error;
+        }
+        // The instance info, then the parent's: one copy of the checks for both.
+        let infos = [
+            (InstanceRole::Event, Some(instance), header.reg_handle),
+            (InstanceRole::Parent, parent, header.parent_reg_handle),
+        ];
+        for (role, info, handle_in_header) in infos {
+            if let Some(info) = info {
+                if self.checked_guid(info, handle_in_header).is_none() {
+                    return self.instance_error(role, info, handle_in_header);
+                }
+            }
+        }
+        session.write_error(
+            data.event_len(
+                EventInstanceHeader::LEN,
+                EventInstanceGuidHeader::LEN,
+                header.size,
+                flags,
+            )
+            .unwrap_or(usize::MAX),
+        )
     }
 
     /// The error of an `EVENT_INSTANCE_INFO` argument that fails a check, the first of: a
@@ -526,27 +587,6 @@ fn check_traced_guid(flags: WnodeFlags) -> Result<(), TraceError> {
     } else {
         Err(TraceError::MissingTracedGuidFlag { flags })
     }
-}
-
-/// The outcome of a trace call whose data fails its check against the header
-/// ([`EventData::check`]'s error), built in the caller's result.
-#[cold]
-#[inline(never)]
-fn data_failure(
-    data: EventData<'_>,
-    header_len: usize,
-    size: u16,
-    flags: WnodeFlags,
-) -> Result<Traced, TraceError> {
-    data.check(header_len, size, flags)?;
-    // Never: `event_len` and `check` fail alike. Reported as the size `check` expects.
-    Err(TraceError::WrongSize {
-        expected: data
-            .written_len()
-            .unwrap_or(usize::MAX)
-            .saturating_add(header_len),
-        found: size,
-    })
 }
 
 /// `TimeStamp`: the caller's with `WNODE_FLAG_USE_TIMESTAMP`, else a reading of the clock.
