@@ -312,7 +312,7 @@ impl<const CLASSES: usize> Provider<CLASSES> {
     /// read from the session ([`Session::written`]), so that this function builds no error,
     /// and keeps neither the result's address nor the event's slot and offset live across the
     /// write.
-    #[inline(never)]
+    #[inline]
     fn write_instance_event<'d, const BUFFER_SIZE: usize, const BUFFER_COUNT: usize>(
         &self,
         session: &mut Session<BUFFER_SIZE, BUFFER_COUNT>,
@@ -512,17 +512,14 @@ impl<const CLASSES: usize> Provider<CLASSES> {
         {
             return error;
         }
-        // The instance info, then the parent's: one copy of the checks for both.
-        let infos = [
-            (InstanceRole::Event, Some(instance), header.reg_handle),
-            (InstanceRole::Parent, parent, header.parent_reg_handle),
-        ];
-        for (role, info, handle_in_header) in infos {
-            if let Some(info) = info {
-                if self.checked_guid(info, handle_in_header).is_none() {
-                    return self.instance_error(role, info, handle_in_header);
-                }
-            }
+        // The instance info, then the parent's.
+        if let Some(error) = self.instance_error(InstanceRole::Event, instance, header.reg_handle) {
+            return error;
+        }
+        if let Some(error) = parent.and_then(|parent| {
+            self.instance_error(InstanceRole::Parent, parent, header.parent_reg_handle)
+        }) {
+            return error;
         }
         session.write_error(
             data.event_len(
@@ -539,38 +536,39 @@ impl<const CLASSES: usize> Provider<CLASSES> {
     /// non-zero `RegHandle` and `InstanceId` ([`TraceError::EmptyInstanceInfo`]), the
     /// provider's bitness ([`TraceError::InstanceInfoBitness`]), a handle this provider
     /// registered ([`TraceError::UnknownRegHandle`]), the same handle in the header
-    /// ([`TraceError::RegHandleMismatch`]).
-    #[inline]
+    /// ([`TraceError::RegHandleMismatch`]); `None` when it passes them all (as
+    /// [`checked_guid`](Self::checked_guid) finds it).
+    #[inline(never)]
     fn instance_error(
         &self,
         role: InstanceRole,
         info: &EventInstanceInfo,
         handle_in_header: u64,
-    ) -> TraceError {
+    ) -> Option<TraceError> {
         let reg_handle = info.reg_handle();
         let instance_id = info.instance_id();
         if reg_handle == 0 || instance_id == 0 {
-            return TraceError::EmptyInstanceInfo {
+            return Some(TraceError::EmptyInstanceInfo {
                 role,
                 reg_handle,
                 instance_id,
-            };
+            });
         }
         if info.bitness() != self.bitness {
-            return TraceError::InstanceInfoBitness {
+            return Some(TraceError::InstanceInfoBitness {
                 role,
                 expected: self.bitness,
                 found: info.bitness(),
-            };
+            });
         }
         if self.registration(reg_handle).is_none() {
-            return TraceError::UnknownRegHandle { role, reg_handle };
+            return Some(TraceError::UnknownRegHandle { role, reg_handle });
         }
-        TraceError::RegHandleMismatch {
+        (handle_in_header != reg_handle).then_some(TraceError::RegHandleMismatch {
             role,
             in_header: handle_in_header,
             in_instance_info: reg_handle,
-        }
+        })
     }
 
     #[inline]
