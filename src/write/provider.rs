@@ -253,8 +253,9 @@ impl<const CLASSES: usize> Provider<CLASSES> {
     /// reference.
     ///
     /// The level test (1.) is inlined into the caller and the rest is a function of its own,
-    /// so that a filtered-out event costs the test and not the frame of the whole call (17
-    /// instructions on a Cortex-M4, `docs/FIRMWARE.md`).
+    /// so that a filtered-out event costs the test and not the frame of the whole call (16
+    /// instructions on a Cortex-M4, `docs/FIRMWARE.md`). So is the match on the kind of data,
+    /// which goes where the caller's is known.
     ///
     /// # Errors
     /// As listed above; [`TraceError::win32_code`] gives the documented Win32 code of each.
