@@ -572,7 +572,7 @@ impl<const CLASSES: usize> Provider<CLASSES> {
         })
     }
 
-    #[inline]
+    #[inline(always)]
     fn registration(&self, reg_handle: u64) -> Option<&Registration> {
         index_for_handle(reg_handle).and_then(|index| self.registrations.get(index))
     }

@@ -776,7 +776,7 @@ fn write_data(out: &mut [u8], data: EventData<'_>) -> Option<()> {
 /// byte at opt-level "s" and 0.9 at "z" (1.1 eight bytes at a time). `copy_from_slice` would
 /// call `memcpy`, which costs some 45 instructions before it copies anything, about 730 bytes
 /// of code and 92 bytes of stack, and at "z" keeps a length check with a panic path.
-#[inline]
+#[inline(always)]
 fn copy_to_start<'to>(to: &'to mut [u8], from: &[u8]) -> Option<&'to mut [u8]> {
     let (target, rest) = to.split_at_mut_checked(from.len())?;
     let mut to_chunks = target.chunks_exact_mut(16);
