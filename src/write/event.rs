@@ -33,6 +33,47 @@ impl EventData<'_> {
         }
     }
 
+    /// The event's `Size` in a buffer, `written_header_len` plus the data, when the data passes
+    /// [`check`](Self::check) against `Size` and `Flags` of the header it was given with
+    /// (`header_len` bytes); `None` when it does not. MOF fields whose lengths add up to more
+    /// than a `usize` holds give `usize::MAX` (the session refuses it as too large).
+    ///
+    /// For inline data the written size is `Size` plus what the written header adds, with no
+    /// sum of the slice's length to check for overflow.
+    #[inline(always)]
+    pub(crate) fn event_len(
+        &self,
+        header_len: usize,
+        written_header_len: usize,
+        size: u16,
+        flags: WnodeFlags,
+    ) -> Option<usize> {
+        let flag_set = flags.contains(WnodeFlags::USE_MOF_PTR);
+        let size = usize::from(size);
+        match self {
+            Self::Inline(bytes)
+                if !flag_set && size.checked_sub(header_len) == Some(bytes.len()) =>
+            {
+                Some(size.saturating_add(written_header_len.saturating_sub(header_len)))
+            }
+            Self::MofFields(fields)
+                if flag_set
+                    && fields.len() <= MAX_MOF_FIELDS
+                    && size.checked_sub(header_len)
+                        == fields
+                            .len()
+                            .checked_mul(crate::wire::records::mof_field::MofField::LEN) =>
+            {
+                Some(
+                    self.written_len()
+                        .and_then(|len| len.checked_add(written_header_len))
+                        .unwrap_or(usize::MAX),
+                )
+            }
+            _ => None,
+        }
+    }
+
     /// Checks the data against `Size` and `Flags` of the header it was given with.
     #[inline(always)]
     pub(crate) fn check(
@@ -71,6 +112,29 @@ impl EventData<'_> {
             });
         }
         Ok(())
+    }
+}
+
+/// Event data as the write path takes it: the inline bytes (`&[u8]`) or the `MOF_FIELD`s
+/// (`&[&[u8]]`), each its own type. A call whose data is inline passes the slice in two
+/// registers, not an [`EventData`] in memory, and its write compiles no `MOF_FIELD` code (and
+/// the other way round).
+pub(crate) trait Payload<'a>: Copy {
+    /// The data as an [`EventData`], whose variant is known where this is inlined.
+    fn event_data(self) -> EventData<'a>;
+}
+
+impl<'a> Payload<'a> for &'a [u8] {
+    #[inline(always)]
+    fn event_data(self) -> EventData<'a> {
+        EventData::Inline(self)
+    }
+}
+
+impl<'a> Payload<'a> for &'a [&'a [u8]] {
+    #[inline(always)]
+    fn event_data(self) -> EventData<'a> {
+        EventData::MofFields(self)
     }
 }
 

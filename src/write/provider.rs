@@ -12,7 +12,7 @@ use crate::wire::layout::Bitness;
 use crate::wire::records::event_instance_info::EventInstanceInfo;
 use crate::wire::unions::{GuidOrPtr, TimesOrFlags};
 use crate::write::error::{InstanceRole, TraceError};
-use crate::write::event::{EventData, Traced};
+use crate::write::event::{EventData, Payload, Traced};
 use crate::write::session::Session;
 
 /// What the logger stamps into every event it writes, supplied by the caller.
@@ -253,8 +253,9 @@ impl<const CLASSES: usize> Provider<CLASSES> {
     /// reference.
     ///
     /// The level test (1.) is inlined into the caller and the rest is a function of its own,
-    /// so that a filtered-out event costs the test and not the frame of the whole call (17
-    /// instructions on a Cortex-M4, `docs/FIRMWARE.md`).
+    /// so that a filtered-out event costs the test and not the frame of the whole call (16
+    /// instructions on a Cortex-M4, `docs/FIRMWARE.md`). So is the match on the kind of data,
+    /// which goes where the caller's is known.
     ///
     /// # Errors
     /// As listed above; [`TraceError::win32_code`] gives the documented Win32 code of each.
@@ -271,29 +272,74 @@ impl<const CLASSES: usize> Provider<CLASSES> {
         if !session.enable_level().enables(header.class.level) {
             return Ok(Traced::FilteredOut);
         }
-        self.write_instance_event(session, header, data, instance, parent, context)
+        // One write for each kind of data: the variant is known at most call sites, so the
+        // match goes and the slice is passed in registers.
+        match data {
+            EventData::Inline(bytes) => {
+                self.trace_instance_payload(session, header, bytes, instance, parent, context)
+            }
+            EventData::MofFields(fields) => {
+                self.trace_instance_payload(session, header, fields, instance, parent, context)
+            }
+        }
     }
 
-    /// [`trace_event_instance`](Self::trace_event_instance) after the level test: checks 2 to
-    /// 5 and the event written.
-    #[inline]
-    fn write_instance_event<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize>(
+    /// [`trace_event_instance`](Self::trace_event_instance) after the level test, for one
+    /// kind of data: the write, and the outcome built from its `Size` or, when it wrote
+    /// nothing, from the error found out of line.
+    #[inline(always)]
+    fn trace_instance_payload<'d, const BUFFER_SIZE: usize, const BUFFER_COUNT: usize>(
         &self,
         session: &mut Session<BUFFER_SIZE, BUFFER_COUNT>,
         header: &EventInstanceHeader,
-        data: EventData<'_>,
+        data: impl Payload<'d>,
         instance: &EventInstanceInfo,
         parent: Option<&EventInstanceInfo>,
         context: &mut impl TraceContext,
     ) -> Result<Traced, TraceError> {
+        match self.write_instance_event(session, header, data, instance, parent, context) {
+            Some(size) => Ok(session.written(size)),
+            None => Err(self.instance_event_error(session, header, data, instance, parent)),
+        }
+    }
+
+    /// [`trace_event_instance`](Self::trace_event_instance) after the level test: checks 2 to
+    /// 5 and the event written. Returns the event's `Size`, or `None` when a check fails or
+    /// the session refuses the event.
+    ///
+    /// The outcome is a `u16` in a register, not a `Result` in memory: which check failed and
+    /// its error are found again out of line
+    /// ([`instance_event_error`](Self::instance_event_error)), and where the event went is
+    /// read from the session ([`Session::written`]), so that this function builds no error,
+    /// and keeps neither the result's address nor the event's slot and offset live across the
+    /// write.
+    #[inline]
+    fn write_instance_event<'d, const BUFFER_SIZE: usize, const BUFFER_COUNT: usize>(
+        &self,
+        session: &mut Session<BUFFER_SIZE, BUFFER_COUNT>,
+        header: &EventInstanceHeader,
+        data: impl Payload<'d>,
+        instance: &EventInstanceInfo,
+        parent: Option<&EventInstanceInfo>,
+        context: &mut impl TraceContext,
+    ) -> Option<u16> {
+        let data = data.event_data();
         let flags = header.times.flags();
-        check_traced_guid(flags)?;
-        data.check(EventInstanceHeader::LEN, header.size, flags)?;
-        let class_guid = self.check_instance(InstanceRole::Event, instance, header.reg_handle)?;
+        if !flags.contains(WnodeFlags::TRACED_GUID) {
+            return None;
+        }
+        // The event's size in the buffer once the data passes its check.
+        let total = data.event_len(
+            EventInstanceHeader::LEN,
+            EventInstanceGuidHeader::LEN,
+            header.size,
+            flags,
+        )?;
+        let class_guid = self.checked_guid(instance, header.reg_handle)?;
         let (parent_instance_id, parent_guid) = match parent {
             Some(parent) => (
                 parent.instance_id(),
-                self.check_instance(InstanceRole::Parent, parent, header.parent_reg_handle)?,
+                self.checked_guid(parent, header.parent_reg_handle)?,
             ),
             None => (0, &GuidOrPtr([0; 16])),
         };
@@ -302,16 +348,25 @@ impl<const CLASSES: usize> Provider<CLASSES> {
             Bitness::Bits64 => HeaderType::INSTANCE64,
         };
         let instance_id = instance.instance_id();
-        let (class, timestamp_in_header) = (header.class, header.timestamp);
+        // The header's `Class` and `TimeStamp` are read where they are written, not kept
+        // across the room test and the clock's reading (fewer values live, fewer spills).
         session.write_event::<{ EventInstanceGuidHeader::LEN }, _>(
+            total,
             data,
             context,
-            |context| event_time(context, flags, timestamp_in_header),
+            |context| event_time(context, flags, header.timestamp),
             |out, size, timestamp, context| {
                 // `out` is the header's 0x48 bytes: `emit` has room, and the length check is
                 // resolved when the code is built.
                 let _ = EventInstanceGuidHeader {
-                    header: stamped(context, size, header_type, class, timestamp, *class_guid),
+                    header: stamped(
+                        context,
+                        size,
+                        header_type,
+                        header.class,
+                        timestamp,
+                        *class_guid,
+                    ),
                     instance_id,
                     parent_instance_id,
                     parent_guid: Guid::NIL,
@@ -372,6 +427,15 @@ impl<const CLASSES: usize> Provider<CLASSES> {
         let flags = header.times.flags();
         check_traced_guid(flags)?;
         data.check(EventTraceHeader::LEN, header.size, flags)?;
+        // The event's size in the buffer (`Some`: the data passed its check).
+        let total = data
+            .event_len(
+                EventTraceHeader::LEN,
+                EventTraceHeader::LEN,
+                header.size,
+                flags,
+            )
+            .unwrap_or(usize::MAX);
         let guid = if flags.contains(WnodeFlags::USE_GUID_PTR) {
             let guid_ptr = header.guid.guid_ptr();
             GuidOrPtr::from_guid(
@@ -387,7 +451,8 @@ impl<const CLASSES: usize> Provider<CLASSES> {
             Bitness::Bits64 => HeaderType::FULL_HEADER64,
         };
         let (class, timestamp_in_header) = (header.class, header.timestamp);
-        session.write_event::<{ EventTraceHeader::LEN }, _>(
+        let written = session.write_event::<{ EventTraceHeader::LEN }, _>(
+            total,
             data,
             context,
             |context| event_time(context, flags, timestamp_in_header),
@@ -396,19 +461,19 @@ impl<const CLASSES: usize> Provider<CLASSES> {
                 let _ = stamped(context, size, header_type, class, timestamp, guid)
                     .emit(out.as_mut_slice());
             },
-        )
+        );
+        match written {
+            Some(size) => Ok(session.written(size)),
+            None => Err(session.write_error(total)),
+        }
     }
 
-    /// Checks one `EVENT_INSTANCE_INFO` argument against the header's handle and returns the
-    /// class GUID registered under it (see [`instance_error`](Self::instance_error) for the
-    /// checks and their order).
+    /// The class GUID registered under an `EVENT_INSTANCE_INFO` argument's handle when the
+    /// argument passes every check against the header's handle (see
+    /// [`instance_error`](Self::instance_error) for the checks and their order), `None` when
+    /// it fails one.
     #[inline(always)]
-    fn check_instance(
-        &self,
-        role: InstanceRole,
-        info: &EventInstanceInfo,
-        handle_in_header: u64,
-    ) -> Result<&GuidOrPtr, TraceError> {
+    fn checked_guid(&self, info: &EventInstanceInfo, handle_in_header: u64) -> Option<&GuidOrPtr> {
         let (reg_handle, instance_id, bitness) = match info {
             EventInstanceInfo::Bits32(info) => (
                 u64::from(info.reg_handle),
@@ -421,52 +486,93 @@ impl<const CLASSES: usize> Provider<CLASSES> {
         // no registration.)
         if instance_id != 0 && bitness == self.bitness && handle_in_header == reg_handle {
             if let Some(registration) = self.registration(reg_handle) {
-                return Ok(&registration.class_guid);
+                return Some(&registration.class_guid);
             }
         }
-        Err(self.instance_error(role, info, handle_in_header))
+        None
+    }
+
+    /// The error of an instance event that [`write_instance_event`](Self::write_instance_event)
+    /// did not write: the first of checks 2 to 4 of
+    /// [`trace_event_instance`](Self::trace_event_instance) that fails, in their order, else
+    /// the session's refusal ([`Session::write_error`]).
+    #[cold]
+    #[inline(never)]
+    fn instance_event_error<'d, const BUFFER_SIZE: usize, const BUFFER_COUNT: usize>(
+        &self,
+        session: &Session<BUFFER_SIZE, BUFFER_COUNT>,
+        header: &EventInstanceHeader,
+        data: impl Payload<'d>,
+        instance: &EventInstanceInfo,
+        parent: Option<&EventInstanceInfo>,
+    ) -> TraceError {
+        let data = data.event_data();
+        let flags = header.times.flags();
+        if let Err(error) = check_traced_guid(flags)
+            .and_then(|()| data.check(EventInstanceHeader::LEN, header.size, flags))
+        {
+            return error;
+        }
+        // The instance info, then the parent's.
+        if let Some(error) = self.instance_error(InstanceRole::Event, instance, header.reg_handle) {
+            return error;
+        }
+        if let Some(error) = parent.and_then(|parent| {
+            self.instance_error(InstanceRole::Parent, parent, header.parent_reg_handle)
+        }) {
+            return error;
+        }
+        session.write_error(
+            data.event_len(
+                EventInstanceHeader::LEN,
+                EventInstanceGuidHeader::LEN,
+                header.size,
+                flags,
+            )
+            .unwrap_or(usize::MAX),
+        )
     }
 
     /// The error of an `EVENT_INSTANCE_INFO` argument that fails a check, the first of: a
     /// non-zero `RegHandle` and `InstanceId` ([`TraceError::EmptyInstanceInfo`]), the
     /// provider's bitness ([`TraceError::InstanceInfoBitness`]), a handle this provider
     /// registered ([`TraceError::UnknownRegHandle`]), the same handle in the header
-    /// ([`TraceError::RegHandleMismatch`]).
-    #[cold]
+    /// ([`TraceError::RegHandleMismatch`]); `None` when it passes them all (as
+    /// [`checked_guid`](Self::checked_guid) finds it).
     #[inline(never)]
     fn instance_error(
         &self,
         role: InstanceRole,
         info: &EventInstanceInfo,
         handle_in_header: u64,
-    ) -> TraceError {
+    ) -> Option<TraceError> {
         let reg_handle = info.reg_handle();
         let instance_id = info.instance_id();
         if reg_handle == 0 || instance_id == 0 {
-            return TraceError::EmptyInstanceInfo {
+            return Some(TraceError::EmptyInstanceInfo {
                 role,
                 reg_handle,
                 instance_id,
-            };
+            });
         }
         if info.bitness() != self.bitness {
-            return TraceError::InstanceInfoBitness {
+            return Some(TraceError::InstanceInfoBitness {
                 role,
                 expected: self.bitness,
                 found: info.bitness(),
-            };
+            });
         }
         if self.registration(reg_handle).is_none() {
-            return TraceError::UnknownRegHandle { role, reg_handle };
+            return Some(TraceError::UnknownRegHandle { role, reg_handle });
         }
-        TraceError::RegHandleMismatch {
+        (handle_in_header != reg_handle).then_some(TraceError::RegHandleMismatch {
             role,
             in_header: handle_in_header,
             in_instance_info: reg_handle,
-        }
+        })
     }
 
-    #[inline]
+    #[inline(always)]
     fn registration(&self, reg_handle: u64) -> Option<&Registration> {
         index_for_handle(reg_handle).and_then(|index| self.registrations.get(index))
     }

@@ -97,7 +97,15 @@ CASES = [
     # the data is copied eight bytes at a time and the tail filled likewise, without `memcpy`
     # (730 bytes) or `memset`. The provider stays a local: it is small, and in a static it
     # costs more .text (the optimiser can no longer see it start empty).
-    Case("provider-session", "(b) provider + one session buffer", text_budget=1660, stack_budget=256),
+    # Raised on purpose from 1660 to 1700 (1684 achieved, stack 232) with the write path that
+    # brings a 16-byte instance event with a parent from 292 to 247 instructions on the
+    # Cortex-M4 (docs/FIRMWARE.md): the write returns the event's `Size` in a register, and the
+    # error of a failed check is found again in a cold function of its own
+    # (`instance_event_error`, 140 bytes here) that the fast path's tests, which only pass or
+    # fail, do not need; the fast path inlined into `reset` is 28 bytes shorter and its frame
+    # smaller (deepest path: `reset` (144) -> `room_after_current` (40) -> `seal_current` (32)
+    # -> `__aeabi_memclr` (16)).
+    Case("provider-session", "(b) provider + one session buffer", text_budget=1700, stack_budget=256),
 ]
 
 
