@@ -2,7 +2,7 @@
 //! buffer) and what, with the codec or decompression error under it as its
 //! [`source`](core::error::Error::source).
 
-use crate::wire::codes::{CompressionFormat, HeaderType};
+use crate::wire::codes::HeaderType;
 use crate::wire::error::CodecError;
 use crate::wire::file::trace_logfile_header::ClockType;
 use crate::wire::file::wmi_buffer_header::BufferFlags;
@@ -147,14 +147,6 @@ pub enum ReadErrorKind {
         min: usize,
         /// The largest `Offset` allowed.
         max: usize,
-    },
-    /// A compressed buffer whose `State` names a compression format this reader does not
-    /// decode, `COMPRESSION_FORMAT_LZNT1` (2) or `COMPRESSION_FORMAT_XPRESS_HUFF` (4), and whose
-    /// bytes do not decompress as Plain LZ77 either (see
-    /// [`EtlBuffer::compression_format`](crate::read::EtlBuffer::compression_format)).
-    UnsupportedCompressionFormat {
-        /// The low 16 bits of the buffer header's `State`.
-        format: CompressionFormat,
     },
     /// The compressed events of the buffer are not a valid Plain LZ77 stream.
     Decompress(Lz77Error),
@@ -306,14 +298,6 @@ impl core::fmt::Display for ReadErrorKind {
                 f,
                 "WMI_BUFFER_HEADER.Offset: expected between {min:#x} and {max:#x}, found {offset:#x}"
             ),
-            Self::UnsupportedCompressionFormat { format } => {
-                f.write_str("buffer compressed with ")?;
-                match format.name() {
-                    Some(name) => write!(f, "COMPRESSION_FORMAT_{name} ({})", format.0)?,
-                    None => write!(f, "compression format {}", format.0)?,
-                }
-                f.write_str(", which this reader does not decode (nor are its bytes Plain LZ77)")
-            }
             Self::Decompress(error) => write!(f, "compressed events: {error}"),
             Self::Lznt1(error) => write!(
                 f,
