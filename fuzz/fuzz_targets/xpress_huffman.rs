@@ -12,11 +12,15 @@
 //!   untouched, and so does `OutputTooSmall`, whose `needed` is more than its `available`;
 //! - a stream that decodes to `n` bytes decodes into exactly `n` bytes of room to the same
 //!   bytes, and into `n - 1` fails with `OutputTooSmall`;
-//! - every error's offset lies inside the input (or at its end).
+//! - every error's offset lies inside the input (or at its end);
+//! - against `etw_classic_fuzz::model::xpress_huffman`, a byte-at-a-time reading of the [MS-XCA] rules
+//!   (a literal `2^15`-entry decoding table for LZ77+Huffman): a success writes the same bytes,
+//!   and an error comes after the same bytes, with nothing written after them.
 #![no_main]
 
 use etw_classic::xpress_huffman::decompress;
 use etw_classic::read::XpressHuffmanError;
+use etw_classic_fuzz::model;
 use libfuzzer_sys::fuzz_target;
 
 /// What the outputs are filled with before decoding, to see which bytes were written.
@@ -71,6 +75,21 @@ fuzz_target!(|data: &[u8]| {
                 assert!(available <= capacity, "{error:?}");
             }
         }
+    }
+
+    match (&small, model::xpress_huffman(input, capacity)) {
+        (Ok(written), Ok(expected)) => {
+            assert_eq!(*written, expected.len(), "the model decodes another length");
+            assert!(small_out[..*written] == expected[..], "the model decodes other bytes");
+        }
+        (Err(_), Err(before)) => {
+            assert!(small_out[..before.len()] == before[..], "other bytes before the error");
+            assert!(touched(&small_out) <= before.len(), "bytes written for the item at fault");
+        }
+        (ours, model) => panic!(
+            "{ours:?}, the model {:?}",
+            model.map(|out| out.len()).map_err(|out| out.len())
+        ),
     }
 
     let (large, large_out) = run(input, capacity + EXTRA);

@@ -144,7 +144,10 @@ pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize, Lznt1Error> 
                     available,
                 });
             };
-            target.copy_from_slice(data);
+            // Both are `size` bytes long.
+            for (to, from) in target.iter_mut().zip(data) {
+                *to = *from;
+            }
             // `target` held the `size` bytes after `written`.
             #[allow(clippy::arithmetic_side_effects)]
             let end = written + size;
@@ -170,7 +173,10 @@ fn displacement_bits(position: usize) -> u32 {
     // `leading_zeros` is at most `usize::BITS`.
     #[allow(clippy::arithmetic_side_effects)]
     let significant = usize::BITS - position.saturating_sub(1).leading_zeros();
-    significant.clamp(MIN_DISPLACEMENT_BITS, MAX_DISPLACEMENT_BITS)
+    // Not `clamp`, whose check of its bounds can leave a panic path where it is not inlined.
+    significant
+        .max(MIN_DISPLACEMENT_BITS)
+        .min(MAX_DISPLACEMENT_BITS)
 }
 
 /// Decodes `data`, the bytes of a compressed chunk after its header, into `output` from

@@ -567,18 +567,7 @@ mod tests {
         let table = table(&lengths);
         let mut decoder = Decoder::new();
         decoder.build(&table).unwrap();
-        let mut reference = Vec::new();
-        for length in 1..=15u8 {
-            for symbol in 0..512usize {
-                let found = (table[symbol / 2] >> (4 * (symbol % 2))) & 0x0F;
-                if found == length {
-                    reference.extend(std::iter::repeat_n(
-                        (symbol as u16, u32::from(length)),
-                        1 << (15 - length),
-                    ));
-                }
-            }
-        }
+        let reference = section_table(&table);
         assert_eq!(reference.len(), 1 << 15);
         for (window, expected) in reference.iter().enumerate() {
             assert_eq!(
@@ -678,6 +667,79 @@ mod tests {
                 written: 0
             })
         );
+    }
+
+    /// The decoding table of section 2.2.4, built as it says: `2^15` entries, each symbol of
+    /// length L taking `2^(15 - L)` in order of length then symbol.
+    fn section_table(table: &[u8; TABLE_SIZE]) -> Vec<(u16, u32)> {
+        let mut entries = Vec::new();
+        for length in 1..=15u8 {
+            for symbol in 0..512usize {
+                if (table[symbol / 2] >> (4 * (symbol % 2))) & 0x0F == length {
+                    entries.extend(std::iter::repeat_n(
+                        (symbol as u16, u32::from(length)),
+                        1 << (15 - length),
+                    ));
+                }
+            }
+        }
+        entries
+    }
+
+    /// A complete code of `leaves` (2 to 512) symbols from `seed`: two codes of length 1, then
+    /// a code below 15 bits split in two, again and again; the lengths given to symbols picked
+    /// at random.
+    fn random_complete_table(seed: u64, leaves: usize) -> [u8; TABLE_SIZE] {
+        let mut state = seed | 1;
+        let mut next = move |bound: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % bound as u64) as usize
+        };
+        let mut lengths = std::vec![1u8, 1];
+        while lengths.len() < leaves {
+            let splittable: Vec<usize> = (0..lengths.len()).filter(|&i| lengths[i] < 15).collect();
+            if splittable.is_empty() {
+                break;
+            }
+            let at = splittable[next(splittable.len())];
+            lengths[at] += 1;
+            lengths.push(lengths[at]);
+        }
+        let mut symbols: Vec<usize> = (0..512).collect();
+        for i in (1..symbols.len()).rev() {
+            symbols.swap(i, next(i + 1));
+        }
+        let pairs: Vec<(usize, u8)> = symbols.into_iter().zip(lengths).collect();
+        table(&pairs)
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(
+            if cfg!(miri) { 2 } else { 64 }
+        ))]
+        #[test]
+        fn any_complete_code_decodes_as_the_section_2_2_4_table(
+            seed in proptest::prelude::any::<u64>(),
+            leaves in 2usize..=512,
+        ) {
+            let table = random_complete_table(seed, leaves);
+            let reference = section_table(&table);
+            proptest::prop_assert_eq!(reference.len(), 1 << 15);
+            let mut decoder = Decoder::new();
+            proptest::prop_assert_eq!(decoder.build(&table), Ok(()));
+            for (window, expected) in reference.iter().enumerate() {
+                proptest::prop_assert_eq!(decoder.decode(window as u32), *expected);
+            }
+            // One length changed: the code no longer fills the space.
+            let mut broken = table;
+            let at = broken.iter().position(|&byte| byte & 0x0F != 0).unwrap();
+            broken[at] = (broken[at] & 0xF0) | ((broken[at] & 0x0F) % 15 + 1);
+            if broken[at] != table[at] {
+                proptest::prop_assert!(decoder.build(&broken).is_err());
+            }
+        }
     }
 
     proptest::proptest! {
