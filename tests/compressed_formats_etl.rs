@@ -26,9 +26,11 @@ fn hex(text: &str) -> Vec<u8> {
         .collect()
 }
 
-/// The three compressions of the buffer's events: (format, compressor, compressed bytes), and
-/// the events.
-fn vectors() -> (Vec<(String, String, Vec<u8>)>, Vec<u8>) {
+/// One compression of the buffer's events: its format, its compressor and the compressed bytes.
+type Compressed = (String, String, Vec<u8>);
+
+/// The three compressions of the buffer's events, and the events.
+fn vectors() -> (Vec<Compressed>, Vec<u8>) {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/data/compression-vectors.json"
@@ -140,7 +142,7 @@ fn a_buffer_compressed_as_its_state_says_is_read_back_event_by_event() {
                 }
                 assert_eq!(
                     seen,
-                    [events.clone()],
+                    std::slice::from_ref(&events),
                     "EtlReader, {format} by {compressor}"
                 );
             }

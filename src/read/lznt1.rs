@@ -173,7 +173,9 @@ fn displacement_bits(position: usize) -> u32 {
     // `leading_zeros` is at most `usize::BITS`.
     #[allow(clippy::arithmetic_side_effects)]
     let significant = usize::BITS - position.saturating_sub(1).leading_zeros();
-    // Not `clamp`, whose check of its bounds can leave a panic path where it is not inlined.
+    // Not `clamp`, whose check of its bounds can leave a panic path where it is not inlined
+    // (the no-panic link check at opt-level "z").
+    #[allow(clippy::manual_clamp)]
     significant
         .max(MIN_DISPLACEMENT_BITS)
         .min(MAX_DISPLACEMENT_BITS)
