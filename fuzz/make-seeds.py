@@ -19,7 +19,8 @@ The trace_buffer_walk and etl_reader seeds (and etl_stream's, the same files) ar
 from the layouts of ../shared/reference/LAYOUTS.md: events of every header family, instance
 events that form a tree (with a missing parent, a loop and more instances than the targets'
 trees hold), each error of the event walk, compressed buffers written by the MS-XCA Plain LZ77
-compressor below, and files broken at each step of the reader.
+compressor below, buffers in LZNT1 and LZ77+Huffman from tests/data/compression-vectors.json
+(State 2 and 4), and files broken at each step of the reader.
 
 Standard library only, and deterministic: every run writes the same files, and files named
 seed-* that the run would not write are removed. Run from anywhere:
@@ -749,7 +750,28 @@ def etl_reader_seeds():
         etl_file(32, trace_buffer(families), buffer_size=(16 << 20) + 1),
         b"",
     ]
-    return seeds + broken
+    return seeds + broken + other_format_etl_seeds()
+
+
+def other_format_etl_seeds():
+    """Files whose second buffer is the 40 FULL_HEADER64 events of
+    tests/data/compression-vectors.json compressed by an independent compressor in LZNT1 or
+    LZ77+Huffman, its State (0x2C) naming the format: whole, cut in the middle, and with an
+    Offset 8 bytes past the events."""
+    document = json.loads((DATA / "compression-vectors.json").read_text())
+    seeds = []
+    for vector in document["vectors"]:
+        if vector["name"] != "40 FULL_HEADER64 events":
+            continue
+        events = bytes.fromhex(vector["decompressed"])
+        stream = bytes.fromhex(vector["compressed"])
+        state = 2 if vector["format"] == "lznt1" else 4
+        for cut, extra in [(len(stream), 0), (len(stream) // 2, 0), (len(stream), 8)]:
+            buffer = bytearray(compressed_buffer(
+                events, 2, offset=BUFFER_HEADER_LEN + len(events) + extra, stream=stream[:cut]))
+            buffer[0x2C:0x30] = struct.pack("<I", state)
+            seeds.append(etl_file(64, bytes(buffer)))
+    return seeds
 
 
 # --- Seeds from the real traces (--perfview) ---------------------------------------------------
