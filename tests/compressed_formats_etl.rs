@@ -5,6 +5,8 @@
 //! (`EtlFile`) and, with the `std` feature, streaming (`EtlReader`). The same bytes under a
 //! `State` of 3 (Plain LZ77) are refused with the Plain LZ77 error; a corrupt stream in the
 //! named format is that format's error, with the buffer's index and file offset.
+//!
+//! Not under Miri, which takes minutes to parse the JSON.
 
 use etw_classic::read::BufferPosition;
 use etw_classic::wire::{BufferFlags, VersionDetail};
@@ -96,6 +98,7 @@ fn walk(bytes: &[u8]) -> Vec<(usize, u16)> {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "reads 190 KB of JSON, minutes under Miri")]
 fn a_buffer_compressed_as_its_state_says_is_read_back_event_by_event() {
     let (vectors, events) = vectors();
     let expected = walk(&events);
@@ -151,6 +154,7 @@ fn a_buffer_compressed_as_its_state_says_is_read_back_event_by_event() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "reads 190 KB of JSON, minutes under Miri")]
 fn the_same_bytes_under_another_state_are_the_plain_lz77_error() {
     let (vectors, events) = vectors();
     for (format, compressor, compressed) in &vectors {
@@ -170,6 +174,7 @@ fn the_same_bytes_under_another_state_are_the_plain_lz77_error() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "reads 190 KB of JSON, minutes under Miri")]
 fn a_corrupt_stream_in_the_named_format_is_that_formats_error() {
     let (vectors, events) = vectors();
     let position = Some(BufferPosition {

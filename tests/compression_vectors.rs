@@ -8,6 +8,9 @@
 //! Then, on the same streams: an output larger than needed gives the same bytes and leaves the
 //! rest alone, an output one byte short is an error that names the bytes needed, and every
 //! prefix of a stream decodes to a prefix of the plaintext or fails, without a panic.
+//!
+//! Not under Miri, which takes minutes to parse the JSON; the unit tests of the two modules
+//! decode the [MS-XCA] examples there.
 
 use etw_classic::read::{Lznt1Error, XpressHuffmanError};
 use etw_classic::{lznt1, xpress_huffman};
@@ -72,6 +75,7 @@ fn sha256_hex(bytes: &[u8]) -> String {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "reads 190 KB of JSON, minutes under Miri")]
 fn every_vector_decodes_to_its_plaintext() {
     let vectors = vectors();
     assert_eq!(vectors.len(), 45);
@@ -99,6 +103,7 @@ fn every_vector_decodes_to_its_plaintext() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "reads 190 KB of JSON, minutes under Miri")]
 fn an_output_one_byte_short_is_an_error_naming_the_bytes_needed() {
     for vector in vectors().iter().filter(|vector| vector.len > 0) {
         let what = format!(
@@ -124,6 +129,7 @@ fn an_output_one_byte_short_is_an_error_naming_the_bytes_needed() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "reads 190 KB of JSON, minutes under Miri")]
 fn every_prefix_of_a_stream_decodes_to_a_prefix_of_the_plaintext_or_fails() {
     for vector in vectors() {
         // The full plaintext, to compare prefixes with.

@@ -729,7 +729,8 @@ mod tests {
             proptest::prop_assert_eq!(reference.len(), 1 << 15);
             let mut decoder = Decoder::new();
             proptest::prop_assert_eq!(decoder.build(&table), Ok(()));
-            for (window, expected) in reference.iter().enumerate() {
+            let step = if cfg!(miri) { 61 } else { 1 };
+            for (window, expected) in reference.iter().enumerate().step_by(step) {
                 proptest::prop_assert_eq!(decoder.decode(window as u32), *expected);
             }
             // One length changed: the code no longer fills the space.
