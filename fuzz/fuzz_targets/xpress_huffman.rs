@@ -18,8 +18,8 @@
 //!   and an error comes after the same bytes, with nothing written after them.
 #![no_main]
 
-use etw_classic::xpress_huffman::decompress;
 use etw_classic::read::XpressHuffmanError;
+use etw_classic::xpress_huffman::decompress;
 use etw_classic_fuzz::model;
 use libfuzzer_sys::fuzz_target;
 
@@ -51,7 +51,10 @@ fn offset_of(error: &XpressHuffmanError) -> usize {
 /// How many bytes at the start of `output` differ from the fill, at most: everything up to the
 /// last byte that differs (a decoded byte may equal the fill).
 fn touched(output: &[u8]) -> usize {
-    output.iter().rposition(|&byte| byte != FILL).map_or(0, |at| at + 1)
+    output
+        .iter()
+        .rposition(|&byte| byte != FILL)
+        .map_or(0, |at| at + 1)
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -66,12 +69,18 @@ fuzz_target!(|data: &[u8]| {
     match &small {
         Ok(written) => {
             assert!(*written <= capacity);
-            assert!(touched(&small_out) <= *written, "bytes written past the result");
+            assert!(
+                touched(&small_out) <= *written,
+                "bytes written past the result"
+            );
         }
         Err(error) => {
             assert!(offset_of(error) <= input.len(), "{error:?}");
-            if let XpressHuffmanError::OutputTooSmall { needed, available, .. } = *error {
-                assert!(needed as u64 > available as u64, "{error:?}");
+            if let XpressHuffmanError::OutputTooSmall {
+                needed, available, ..
+            } = *error
+            {
+                assert!(needed > available as u64, "{error:?}");
                 assert!(available <= capacity, "{error:?}");
             }
         }
@@ -80,11 +89,20 @@ fuzz_target!(|data: &[u8]| {
     match (&small, model::xpress_huffman(input, capacity)) {
         (Ok(written), Ok(expected)) => {
             assert_eq!(*written, expected.len(), "the model decodes another length");
-            assert!(small_out[..*written] == expected[..], "the model decodes other bytes");
+            assert!(
+                small_out[..*written] == expected[..],
+                "the model decodes other bytes"
+            );
         }
         (Err(_), Err(before)) => {
-            assert!(small_out[..before.len()] == before[..], "other bytes before the error");
-            assert!(touched(&small_out) <= before.len(), "bytes written for the item at fault");
+            assert!(
+                small_out[..before.len()] == before[..],
+                "other bytes before the error"
+            );
+            assert!(
+                touched(&small_out) <= before.len(),
+                "bytes written for the item at fault"
+            );
         }
         (ours, model) => panic!(
             "{ours:?}, the model {:?}",
@@ -102,7 +120,11 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(written) = large {
         assert!(touched(&large_out) <= written);
         if written <= capacity {
-            assert_eq!(small, Ok(written), "the larger output succeeds within the capacity");
+            assert_eq!(
+                small,
+                Ok(written),
+                "the larger output succeeds within the capacity"
+            );
         }
         // Exactly full, and one byte short.
         let (exact, exact_out) = run(input, written);
