@@ -19,6 +19,10 @@
 //! one scratch buffer, next to a `memcpy` of the same decompressed bytes; throughput is counted in
 //! bytes of output. `cargo bench --bench codec -- lz77` runs only these.
 //!
+//! Then LZNT1 and LZ77+Huffman decompression (`lznt1_log_lines`, `xpress_huffman_log_lines`):
+//! 68 KiB of log lines from `tests/data/compression-vectors.json`, compressed by independent
+//! compressors, decompressed by `lznt1::decompress` and `xpress_huffman::decompress`.
+//!
 //! Every input is read through `black_box` and every output handed to `black_box`, the same way
 //! for the codec and for its baselines. After criterion's own report, a table of ratios is
 //! printed from criterion's estimates (the median time per iteration of each benchmark, read
@@ -37,8 +41,9 @@ use byteorder::{LittleEndian, ReadBytesExt, WriteBytesExt};
 use criterion::{Criterion, Throughput};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
+use etw_classic::xpress_huffman;
 use etw_classic::{
-    plain_lz77,
+    lznt1, plain_lz77,
     wire::{EventTrace32, EventTrace64, DEFAULT_TRACE_ALIGNMENT},
     Bitness, BufferContext, Class, EtlFile, Event, EventInstanceGuidHeader, EventInstanceHeader,
     EventTrace, EventTraceHeader, EventType, Events, Guid, GuidOrPtr, HeaderType, Level,
@@ -676,6 +681,59 @@ fn lz77(criterion: &mut Criterion) {
     }
 }
 
+/// LZNT1 and LZ77+Huffman decompression (`lznt1_log_lines`, `xpress_huffman_log_lines`): the
+/// 68 KiB of log lines of `tests/data/compression-vectors.json`, compressed by `lznt1` (PyPI)
+/// and by `ntcompress`, decompressed into one scratch buffer.
+fn other_formats(criterion: &mut Criterion) {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/compression-vectors.json"
+    );
+    let document: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("the vectors")).expect("JSON");
+    let vectors = document["vectors"].as_array().expect("vectors");
+    for (format, compressor, group_name) in [
+        ("lznt1", "lznt1", "lznt1_log_lines"),
+        ("xpress_huffman", "ntcompress", "xpress_huffman_log_lines"),
+    ] {
+        let vector = vectors
+            .iter()
+            .find(|vector| {
+                vector["format"] == format
+                    && vector["compressor"]
+                        .as_str()
+                        .is_some_and(|name| name.starts_with(compressor))
+                    && vector["name"]
+                        .as_str()
+                        .is_some_and(|name| name.starts_with("log lines"))
+            })
+            .expect("the log lines vector");
+        let text = vector["compressed"].as_str().expect("hex");
+        let stream: Vec<u8> = (0..text.len())
+            .step_by(2)
+            .map(|at| u8::from_str_radix(&text[at..at + 2], 16).expect("hex"))
+            .collect();
+        let len =
+            usize::try_from(vector["decompressed_len"].as_u64().expect("length")).expect("fits");
+        let decode = |stream: &[u8], output: &mut [u8]| match format {
+            "lznt1" => lznt1::decompress(stream, output).map_err(|_| ()),
+            _ => xpress_huffman::decompress(stream, output).map_err(|_| ()),
+        };
+        let mut scratch = vec![0u8; len];
+        assert_eq!(decode(&stream, &mut scratch), Ok(len));
+        let mut group = criterion.benchmark_group(group_name);
+        group.throughput(Throughput::Bytes(len as u64));
+        group.bench_function("decompress", |b| {
+            b.iter(|| {
+                let written = decode(black_box(&stream), &mut scratch);
+                black_box(&mut scratch);
+                written
+            })
+        });
+        group.finish();
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The summary.
 
@@ -824,6 +882,7 @@ fn main() {
     fixed_headers(&mut criterion);
     walk(&mut criterion);
     lz77(&mut criterion);
+    other_formats(&mut criterion);
     criterion.final_summary();
     if std::env::args().any(|arg| arg == "--bench") {
         print_summary(started);

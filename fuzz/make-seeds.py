@@ -7,7 +7,9 @@ built from them: whole events whose Size fits the input, instance headers a trac
 accept, logfile header events of both layouts with bad HookIds, short Sizes and cut names, and
 inputs one byte too short. The class_roll_up and guid_text seeds are small hand-picked values;
 the session_write_read seeds are small programs of trace, flush and hand-out steps; the
-plain_lz77 seeds are the MS-XCA examples and a few streams built by hand from its rules.
+plain_lz77 seeds are the MS-XCA examples and a few streams built by hand from its rules; the
+lznt1 and xpress_huffman seeds are the MS-XCA examples of those formats and the small streams of
+tests/data/compression-vectors.json, made by independent compressors.
 
 The kernel_headers seeds are system, compact, perfinfo and message events built from
 ../shared/reference/EVENT-HEADERS.md, with and without room for the extra words and optional
@@ -17,7 +19,8 @@ The trace_buffer_walk and etl_reader seeds (and etl_stream's, the same files) ar
 from the layouts of ../shared/reference/LAYOUTS.md: events of every header family, instance
 events that form a tree (with a missing parent, a loop and more instances than the targets'
 trees hold), each error of the event walk, compressed buffers written by the MS-XCA Plain LZ77
-compressor below, and files broken at each step of the reader.
+compressor below, buffers in LZNT1 and LZ77+Huffman from tests/data/compression-vectors.json
+(State 2 and 4), and files broken at each step of the reader.
 
 Standard library only, and deterministic: every run writes the same files, and files named
 seed-* that the run would not write are removed. Run from anywhere:
@@ -227,6 +230,49 @@ def plain_lz77_seeds():
     streams.append((packed, [len(records), len(records) - 1, len(records) + 512]))
     return [struct.pack("<H", capacity) + stream for stream, capacities in streams
             for capacity in capacities]
+
+
+def compression_vector_seeds(fmt, spec_streams):
+    """The [MS-XCA] section 3 examples of a format, and the streams of
+    tests/data/compression-vectors.json in that format (made by independent compressors) of at
+    most 4 KiB, each after a little-endian u16 output capacity: the exact decoded length, one
+    byte less, and more."""
+    streams = list(spec_streams)
+    document = json.loads((DATA / "compression-vectors.json").read_text())
+    for vector in document["vectors"]:
+        compressed = bytes.fromhex(vector["compressed"])
+        length = vector["decompressed_len"]
+        if vector["format"] == fmt and len(compressed) <= 4096 and length < 0xFFFF:
+            streams.append((compressed, [length, max(length - 1, 0), min(length + 512, 0xFFFF)]))
+    seeds = []
+    for stream, capacities in streams:
+        for capacity in dict.fromkeys(capacities):
+            seeds.append(struct.pack("<H", capacity) + stream)
+    return seeds
+
+
+def lznt1_seeds():
+    # Section 3.3: 142 bytes in one 59-byte chunk.
+    tune = bytes.fromhex(
+        "38b08846232000204720410010a24701a045204400084501507900c045200524"
+        "138805b4024a44ef0358028c091601484500be009e000401189000")
+    return compression_vector_seeds("lznt1", [(tune, [142, 141, 1024]), (tune[:30], [142])])
+
+
+def xpress_huffman_seeds():
+    # Section 3.2: "abcdefghijklmnopqrstuvwxyz" as literals, and 100 times "abc".
+    alphabet = bytearray(256)
+    alphabet[0x30:0x3E] = bytes.fromhex("5055555555555555555555454404")
+    alphabet[0x80] = 0x04
+    alphabet += bytes.fromhex("d8523ed794115be9195ff9d67cdf8d0400000000")
+    abc = bytearray(256)
+    abc[0x30], abc[0x31], abc[0x80], abc[0x8F] = 0x30, 0x23, 0x02, 0x20
+    abc += bytes.fromhex("a8dc0000ff2601")
+    return compression_vector_seeds("xpress_huffman", [
+        (bytes(alphabet), [26, 25, 64]),
+        (bytes(abc), [300, 299, 1024]),
+        (bytes(abc[:262]), [300]),
+    ])
 
 
 # --- Trace buffers and .etl files (../shared/reference/LAYOUTS.md) ---------------------------
@@ -704,7 +750,28 @@ def etl_reader_seeds():
         etl_file(32, trace_buffer(families), buffer_size=(16 << 20) + 1),
         b"",
     ]
-    return seeds + broken
+    return seeds + broken + other_format_etl_seeds()
+
+
+def other_format_etl_seeds():
+    """Files whose second buffer is the 40 FULL_HEADER64 events of
+    tests/data/compression-vectors.json compressed by an independent compressor in LZNT1 or
+    LZ77+Huffman, its State (0x2C) naming the format: whole, cut in the middle, and with an
+    Offset 8 bytes past the events."""
+    document = json.loads((DATA / "compression-vectors.json").read_text())
+    seeds = []
+    for vector in document["vectors"]:
+        if vector["name"] != "40 FULL_HEADER64 events":
+            continue
+        events = bytes.fromhex(vector["decompressed"])
+        stream = bytes.fromhex(vector["compressed"])
+        state = 2 if vector["format"] == "lznt1" else 4
+        for cut, extra in [(len(stream), 0), (len(stream) // 2, 0), (len(stream), 8)]:
+            buffer = bytearray(compressed_buffer(
+                events, 2, offset=BUFFER_HEADER_LEN + len(events) + extra, stream=stream[:cut]))
+            buffer[0x2C:0x30] = struct.pack("<I", state)
+            seeds.append(etl_file(64, bytes(buffer)))
+    return seeds
 
 
 # --- Seeds from the real traces (--perfview) ---------------------------------------------------
@@ -994,6 +1061,8 @@ def main():
     write_corpus("guid_text", guid_text_seeds())
     write_corpus("session_write_read", session_write_read_seeds())
     write_corpus("plain_lz77", plain_lz77_seeds())
+    write_corpus("lznt1", lznt1_seeds())
+    write_corpus("xpress_huffman", xpress_huffman_seeds())
     write_corpus("trace_buffer_walk", trace_buffer_walk_seeds())
     write_corpus("etl_reader", etl_reader_seeds())
     write_corpus("time_order", time_order_seeds())

@@ -32,6 +32,7 @@ max_len() {
         time_order) echo 65600 ;;
         event_header) echo 4096 ;;
         kernel_headers) echo 1024 ;;
+        lznt1 | xpress_huffman) echo 8192 ;;
         *) echo 4096 ;;
     esac
 }

@@ -23,7 +23,7 @@
 //! |---|---|---|
 //! | [`wire`] | one field mechanism and every fixed layout: the event headers, the records (`EVENT_TRACE`, `EVENT_INSTANCE_INFO`, `MOF_FIELD`), the file structures (`WMI_BUFFER_HEADER`, `TRACE_LOGFILE_HEADER`), codes, GUID, the class roll-up, time, UTF-16; [`CodecError`] | nothing |
 //! | [`write`](mod@write) | [`Provider`], [`Session`] (trace buffers), [`EtlHeader`] (.etl writer); [`TraceError`] with its Win32 code; with the `std` feature, `EtlWriter` (streaming .etl writer) | `wire` |
-//! | [`read`] | [`EtlFile`] (.etl reader), [`plain_lz77`], [`Events`] (the walk over a buffer), [`TraceBuffer`] (`EVENT_TRACE` delivery), [`InstanceTree`]; [`ReadError`] with the buffer and file offset; with the `std` feature, `EtlReader` (streaming .etl reader) | `wire` |
+//! | [`read`] | [`EtlFile`] (.etl reader), [`plain_lz77`], [`lznt1`], [`xpress_huffman`], [`Events`] (the walk over a buffer), [`TraceBuffer`] (`EVENT_TRACE` delivery), [`InstanceTree`]; [`ReadError`] with the buffer and file offset; with the `std` feature, `EtlReader` (streaming .etl reader) | `wire` |
 //!
 //! `write` and `read` never use each other. The names most programs need are re-exported here;
 //! the rest are in their layer (`etw_classic::wire::TraceLogfileHeader64`,
@@ -139,7 +139,7 @@ pub mod wire;
 pub mod read;
 pub mod write;
 
-pub use read::plain_lz77;
+pub use read::{lznt1, plain_lz77, xpress_huffman};
 pub use read::{
     EtlFile, Event, EventKind, Events, InstanceTree, ReadError, ReadErrorKind, TraceBuffer,
 };

@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 
 use etw_classic::{
-    read::{BufferPosition, EtlBuffer},
+    read::{BufferPosition, EtlBuffer, XpressHuffmanError},
     wire::CompressionFormat,
     Bitness, ClockType, EtlFile, EventKind, HeaderType, ReadError, ReadErrorKind, WmiBufferHeader,
 };
@@ -340,7 +340,7 @@ fn corrupt_compressed_buffers_are_refused() {
 }
 
 #[test]
-fn a_compressed_buffer_whose_state_names_lznt1_or_xpress_huffman_is_refused_unless_plain_lz77() {
+fn a_compressed_buffer_whose_state_names_lznt1_or_xpress_huffman_is_decoded_so_unless_plain_lz77() {
     let Some(bytes) = trace("SelfDescribingSingleEvent.etl") else {
         return;
     };
@@ -366,36 +366,45 @@ fn a_compressed_buffer_whose_state_names_lznt1_or_xpress_huffman_is_refused_unle
         copy
     };
     // With a stream that is not Plain LZ77 (its first flags word says 32 literals, more than
-    // the stream holds after it is cut to 16 bytes), the format is named.
-    for (state, format, name) in [
-        (2, CompressionFormat::LZNT1, "LZNT1"),
-        (4, CompressionFormat::XPRESS_HUFF, "XPRESS_HUFF"),
-        (0x0007_0002, CompressionFormat::LZNT1, "LZNT1"),
-    ] {
+    // the stream holds after it is cut to 16 bytes), the bytes are decoded in the format the
+    // word names, and its error reported: 16 zero bytes are an LZNT1 buffer that ends at once
+    // (a chunk header of 0), shorter than `Offset` says, and too short for an LZ77+Huffman
+    // table.
+    for (state, name) in [(2, "LZNT1"), (4, "XPRESS_HUFF"), (0x0007_0002, "LZNT1")] {
         let mut copy = patched(state);
         copy.truncate(0x48 + 16);
         copy[0..4].copy_from_slice(&(0x48u32 + 16).to_le_bytes()); // BufferSize
         copy[0x48..0x4C].fill(0);
         let patched = EtlBuffer::parse(&copy, 1, buffer.file_offset).unwrap();
-        assert_eq!(patched.compression_format(), Some(format));
+        assert_eq!(
+            patched.compression_format().map(|format| format.0),
+            Some(state as u16)
+        );
         let mut scratch = vec![0xA5u8; file.buffer_size()];
         let error = patched.trace_buffer(&mut scratch).unwrap_err();
-        assert_eq!(
-            error,
-            ReadError::new(
-                Some(buffer.position()),
-                ReadErrorKind::UnsupportedCompressionFormat { format }
-            )
-        );
-        assert_eq!(
-            error.to_string(),
-            format!(
-                "buffer 1 at file offset {:#x}: buffer compressed with COMPRESSION_FORMAT_{name} \
-                 ({}), which this reader does not decode (nor are its bytes Plain LZ77)",
-                buffer.file_offset, format.0
-            )
-        );
-        assert!(std::error::Error::source(&error).is_none());
+        let expected = buffer.header.offset as usize - 0x48;
+        let kind = if name == "LZNT1" {
+            ReadErrorKind::DecompressedLengthMismatch { expected, found: 0 }
+        } else {
+            ReadErrorKind::XpressHuffman(XpressHuffmanError::TableTruncated {
+                offset: 0,
+                available: 16,
+            })
+        };
+        assert_eq!(error, ReadError::new(Some(buffer.position()), kind));
+        if name == "XPRESS_HUFF" {
+            assert_eq!(
+                error.to_string(),
+                format!(
+                    "buffer 1 at file offset {:#x}: compressed events (State names \
+                     COMPRESSION_FORMAT_XPRESS_HUFF, not Plain LZ77): LZ77+Huffman: expected a \
+                     256-byte table of code lengths (or the end of the input), found 16 bytes at \
+                     offset 0x0",
+                    buffer.file_offset
+                )
+            );
+            assert!(std::error::Error::source(&error).is_some());
+        }
     }
 
     // Every value is decoded as Plain LZ77 first, as every compressed buffer seen so far needs:

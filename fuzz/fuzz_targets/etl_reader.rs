@@ -22,8 +22,9 @@
 //!   `DecompressedLengthMismatch` (with the buffer's file offset) when it decodes to fewer,
 //!   one of the errors the rules allow for a corrupt stream, or `BufferOffsetOutOfRange` when
 //!   `Offset` is below 0x48 or beyond the scratch; except that a stream the rules do not decode
-//!   to `Offset - 0x48` bytes is `UnsupportedCompressionFormat` when the `State` low word is 2
-//!   or 4;
+//!   to `Offset - 0x48` bytes is decoded by `lznt1::decompress` when the `State` low word is 2
+//!   and by `xpress_huffman::decompress` when it is 4 (each checked by its own target), with the
+//!   same events, the same error, or `DecompressedLengthMismatch`;
 //! - every buffer's events are then walked, delivered and added to one instance tree across
 //!   the file, with the checks of `trace_buffer_walk`.
 //!
@@ -32,9 +33,9 @@
 #![no_main]
 
 use etw_classic::{
+    lznt1,
     read::{EtlBuffer, EtlBuffers},
-    wire::CompressionFormat,
-    Bitness, EtlFile, ReadError, ReadErrorKind, TraceBuffer, TraceLogfileHeader,
+    xpress_huffman, Bitness, EtlFile, ReadError, ReadErrorKind, TraceBuffer, TraceLogfileHeader,
 };
 use etw_classic_fuzz::model::{self, le32, BUFFER_HEADER_LEN, MAX_BUFFER_SIZE};
 use etw_classic_fuzz::{check_buffer, TreeCheck};
@@ -248,12 +249,9 @@ fn check_trace_buffer<'b>(
     }
 
     // The low word of State (u32 @0x2C) as a COMPRESSION_FORMAT_*, as snail reads it: LZNT1 (2)
-    // and XPRESS_HUFF (4) are named when the bytes are not Plain LZ77 (EVENT-HEADERS §8).
+    // and XPRESS_HUFF (4) are decoded in that format when the bytes are not Plain LZ77
+    // (EVENT-HEADERS §8).
     let format = le32(buffer.bytes, 0x2C) & 0xFFFF;
-    let named =
-        (format == 2 || format == 4).then_some(ReadErrorKind::UnsupportedCompressionFormat {
-            format: CompressionFormat(format as u16),
-        });
 
     // "SavedOffset @0x04 and Offset @0x30 both equal 0x48 + the decompressed length", and the
     // header is stored uncompressed (EVENT-HEADERS §8).
@@ -272,10 +270,32 @@ fn check_trace_buffer<'b>(
         return None;
     };
     let decoded = model::lz77(stream, expected_len);
-    if let Some(named) = named {
-        if decoded.end.is_err() || decoded.output.len() != expected_len {
-            assert_eq!(result.err(), Some(named), "trace_buffer of {buffer:?}");
-            return None;
+    if (format == 2 || format == 4)
+        && (decoded.end.is_err() || decoded.output.len() != expected_len)
+    {
+        // The format's own decompressor (which its fuzz target checks) into `Offset - 0x48`
+        // bytes: the same events, its error, or a length mismatch.
+        let mut output = vec![0u8; expected_len];
+        let named = if format == 2 {
+            lznt1::decompress(stream, &mut output).map_err(ReadErrorKind::Lznt1)
+        } else {
+            xpress_huffman::decompress(stream, &mut output).map_err(ReadErrorKind::XpressHuffman)
+        };
+        match (result, named) {
+            (Ok(walk), Ok(written)) if written == expected_len => {
+                model::check_wmi_buffer_header(&walk.header, buffer.bytes);
+                assert_eq!(walk.event_bytes(), &output[..], "the decompressed events");
+                return Some(walk);
+            }
+            (Err(ReadErrorKind::DecompressedLengthMismatch { expected, found }), Ok(written)) => {
+                assert_eq!((expected, found), (expected_len, written));
+                return None;
+            }
+            (Err(error), Err(named)) => {
+                assert_eq!(error, named, "trace_buffer of {buffer:?}");
+                return None;
+            }
+            (result, named) => panic!("trace_buffer gave {result:?}, the format {named:?}"),
         }
     }
     match (result, decoded.end) {

@@ -1655,3 +1655,229 @@ pub fn lz77(input: &[u8], capacity: usize) -> Lz77 {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// LZNT1 and LZ77+Huffman ([MS-XCA] 2.5, 2.2.4)
+// ---------------------------------------------------------------------------------------------
+
+/// An LZNT1 buffer decoded one byte at a time by the rules of [MS-XCA] 2.5, into at most
+/// `capacity` bytes: `Ok` with the output, or `Err` with the output of the items before the one
+/// at fault.
+/// - 2.5.1.2: a chunk header, little-endian: bit 15 compressed, bits 14-12 the signature 3,
+///   bits 11-0 the chunk's size minus 3; documented: a header of 0, or the end of the input
+///   where a header is due, ends the buffer;
+/// - 2.5.1.3: a flag byte, then up to 8 items, flag bits from bit 0: 0 a literal, 1 a 16-bit
+///   word; the chunk ends where its size says;
+/// - 2.5.1.4: the word's high D bits are the displacement minus 1, the low 16 - D bits the
+///   length minus 3, D the smallest of 4..=12 with 2^D >= the bytes the chunk has decoded;
+/// - documented: a chunk decodes to at most 4096 bytes, a match stays inside its chunk, and
+///   nothing of the item at fault is written.
+pub fn lznt1(input: &[u8], capacity: usize) -> Result<Vec<u8>, Vec<u8>> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < input.len() {
+        if at + 2 > input.len() {
+            return Err(out);
+        }
+        let header = le16(input, at);
+        if header == 0 {
+            break;
+        }
+        if (header >> 12) & 7 != 3 {
+            return Err(out);
+        }
+        let end = at + 2 + usize::from(header & 0xFFF) + 1;
+        if end > input.len() {
+            return Err(out);
+        }
+        let chunk_start = out.len();
+        let mut pos = at + 2;
+        if header & 0x8000 == 0 {
+            if out.len() + (end - pos) > capacity {
+                return Err(out);
+            }
+            out.extend_from_slice(&input[pos..end]);
+        } else {
+            'chunk: while pos < end {
+                let flags = input[pos];
+                pos += 1;
+                for bit in 0..8 {
+                    if pos >= end {
+                        break 'chunk;
+                    }
+                    let u = out.len() - chunk_start;
+                    if flags >> bit & 1 == 0 {
+                        if u + 1 > 4096 || out.len() + 1 > capacity {
+                            return Err(out);
+                        }
+                        out.push(input[pos]);
+                        pos += 1;
+                        continue;
+                    }
+                    if pos + 2 > end {
+                        return Err(out);
+                    }
+                    let word = le16(input, pos);
+                    let mut d = 4;
+                    while d < 12 && (1usize << d) < u {
+                        d += 1;
+                    }
+                    let displacement = usize::from(word >> (16 - d)) + 1;
+                    let length = usize::from(word & ((1u16 << (16 - d)) - 1)) + 3;
+                    if displacement > u || u + length > 4096 || out.len() + length > capacity {
+                        return Err(out);
+                    }
+                    for _ in 0..length {
+                        out.push(out[out.len() - displacement]);
+                    }
+                    pos += 2;
+                }
+            }
+        }
+        at = end;
+    }
+    Ok(out)
+}
+
+/// An LZ77+Huffman stream decoded by the pseudo-code of [MS-XCA] 2.2.4, into at most
+/// `capacity` bytes: `Ok` with the output, or `Err` with the output of the symbols before the
+/// one at fault.
+/// - "Build the decoding table": for each length 1 to 15, each symbol of that length in order
+///   takes the next `2^(15 - length)` entries of a `2^15`-entry table; more entries than the
+///   table has, or fewer, is an error;
+/// - NextBits is two 16-bit words, the first in the high half, "ExtraBitCount = 16"; each
+///   symbol is `DecodingTable[NextBits >> 17]`; consuming bits shifts NextBits and, when
+///   ExtraBitCount goes below 0, reads the next word at CurrentPosition into the freed bits;
+/// - symbol < 256: a literal; otherwise `MatchLength = symbol mod 16`, `MatchOffsetBitLength =
+///   symbol / 16` of `symbol - 256`; a length of 15 reads a byte at CurrentPosition, 255 there a
+///   16-bit length (0: a 32-bit one), below 15 an error, the length being that minus 3;
+///   `MatchOffset = (1 << bits) + the next bits`;
+/// - a block ends once 65536 bytes are written since its start; the next table is at
+///   CurrentPosition; fewer than 256 bytes there: the end if none is left or the output is full
+///   (2.2.4's "If we're at the end of the output buffer"), otherwise an error;
+/// - documented: symbol 256 ends the stream when CurrentPosition has reached the end of the
+///   input or the output is full; elsewhere it is a match;
+/// - reading past the input, a match before the output's start, or an item with no room in the
+///   output is an error, and nothing of the symbol at fault is written.
+pub fn xpress_huffman(input: &[u8], capacity: usize) -> Result<Vec<u8>, Vec<u8>> {
+    let mut out: Vec<u8> = Vec::new();
+    let mut pos = 0usize;
+    loop {
+        if input.len() - pos < 256 {
+            return if pos == input.len() || out.len() == capacity {
+                Ok(out)
+            } else {
+                Err(out)
+            };
+        }
+        let mut lengths = [0u8; 512];
+        for i in 0..256 {
+            lengths[2 * i] = input[pos + i] & 15;
+            lengths[2 * i + 1] = input[pos + i] >> 4;
+        }
+        let mut table = vec![0u16; 1 << 15];
+        let mut entry = 0usize;
+        for length in 1..=15u8 {
+            for symbol in 0..512u16 {
+                if lengths[usize::from(symbol)] == length {
+                    let count = 1usize << (15 - length);
+                    if entry + count > table.len() {
+                        return Err(out);
+                    }
+                    table[entry..entry + count].fill(symbol);
+                    entry += count;
+                }
+            }
+        }
+        if entry != table.len() {
+            return Err(out);
+        }
+        pos += 256;
+        let read16 = |at: usize| -> Option<u32> {
+            (at + 2 <= input.len()).then(|| u32::from(le16(input, at)))
+        };
+        let Some(first) = read16(pos) else {
+            return Err(out);
+        };
+        let Some(second) = read16(pos + 2) else {
+            return Err(out);
+        };
+        let mut next_bits: u32 = first << 16 | second;
+        pos += 4;
+        let mut extra: i32 = 16;
+        let block_end = out.len() + 65536;
+        // Consumes `n` bits; `None` when the word to load is missing.
+        let consume = |n: u32, next_bits: &mut u32, extra: &mut i32, pos: &mut usize| {
+            *next_bits = if n == 32 { 0 } else { *next_bits << n };
+            *extra -= n as i32;
+            if *extra < 0 {
+                let word = read16(*pos)?;
+                *next_bits |= word << (-*extra);
+                *extra += 16;
+                *pos += 2;
+            }
+            Some(())
+        };
+        while out.len() < block_end {
+            let symbol = table[(next_bits >> 17) as usize];
+            let length = u32::from(lengths[usize::from(symbol)]);
+            if consume(length, &mut next_bits, &mut extra, &mut pos).is_none() {
+                return Err(out);
+            }
+            if symbol < 256 {
+                if out.len() >= capacity {
+                    return Err(out);
+                }
+                out.push(symbol as u8);
+                continue;
+            }
+            if symbol == 256 && (pos >= input.len() || out.len() == capacity) {
+                return Ok(out);
+            }
+            let symbol = symbol - 256;
+            let mut match_length = u64::from(symbol % 16);
+            let offset_bits = u32::from(symbol / 16);
+            if match_length == 15 {
+                let Some(&byte) = input.get(pos) else {
+                    return Err(out);
+                };
+                pos += 1;
+                match_length = u64::from(byte);
+                if match_length == 255 {
+                    let Some(wide) = read16(pos) else {
+                        return Err(out);
+                    };
+                    pos += 2;
+                    match_length = u64::from(wide);
+                    if match_length == 0 {
+                        if pos + 4 > input.len() {
+                            return Err(out);
+                        }
+                        match_length = u64::from(le32(input, pos));
+                        pos += 4;
+                    }
+                    if match_length < 15 {
+                        return Err(out);
+                    }
+                    match_length -= 15;
+                }
+                match_length += 15;
+            }
+            match_length += 3;
+            let offset = if offset_bits == 0 {
+                1
+            } else {
+                (1usize << offset_bits) + (next_bits >> (32 - offset_bits)) as usize
+            };
+            if consume(offset_bits, &mut next_bits, &mut extra, &mut pos).is_none() {
+                return Err(out);
+            }
+            if offset > out.len() || match_length > (capacity - out.len()) as u64 {
+                return Err(out);
+            }
+            for _ in 0..match_length {
+                out.push(out[out.len() - offset]);
+            }
+        }
+    }
+}

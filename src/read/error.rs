@@ -2,7 +2,7 @@
 //! buffer) and what, with the codec or decompression error under it as its
 //! [`source`](core::error::Error::source).
 
-use crate::wire::codes::{CompressionFormat, HeaderType};
+use crate::wire::codes::HeaderType;
 use crate::wire::error::CodecError;
 use crate::wire::file::trace_logfile_header::ClockType;
 use crate::wire::file::wmi_buffer_header::BufferFlags;
@@ -22,7 +22,8 @@ pub struct BufferPosition {
 /// from an .etl file, which buffer ([`buffer`](Self::buffer)).
 ///
 /// Its `Display` reads "buffer 17 at file offset 0x44000: " then the kind; its
-/// [`source`](core::error::Error::source) is the [`CodecError`] or [`Lz77Error`] under it.
+/// [`source`](core::error::Error::source) is the [`CodecError`], [`Lz77Error`], [`Lznt1Error`] or
+/// [`XpressHuffmanError`] under it.
 ///
 /// ```
 /// use etw_classic::{ReadError, ReadErrorKind, TraceBuffer};
@@ -147,16 +148,14 @@ pub enum ReadErrorKind {
         /// The largest `Offset` allowed.
         max: usize,
     },
-    /// A compressed buffer whose `State` names a compression format this reader does not
-    /// decode, `COMPRESSION_FORMAT_LZNT1` (2) or `COMPRESSION_FORMAT_XPRESS_HUFF` (4), and whose
-    /// bytes do not decompress as Plain LZ77 either (see
-    /// [`EtlBuffer::compression_format`](crate::read::EtlBuffer::compression_format)).
-    UnsupportedCompressionFormat {
-        /// The low 16 bits of the buffer header's `State`.
-        format: CompressionFormat,
-    },
     /// The compressed events of the buffer are not a valid Plain LZ77 stream.
     Decompress(Lz77Error),
+    /// The compressed events of a buffer whose `State` names `COMPRESSION_FORMAT_LZNT1` (2), and
+    /// which are not a Plain LZ77 stream, are not a valid LZNT1 buffer either.
+    Lznt1(Lznt1Error),
+    /// The compressed events of a buffer whose `State` names `COMPRESSION_FORMAT_XPRESS_HUFF`
+    /// (4), and which are not a Plain LZ77 stream, are not a valid LZ77+Huffman stream either.
+    XpressHuffman(XpressHuffmanError),
     /// A compressed buffer's events decompress to another length than its `Offset` says.
     DecompressedLengthMismatch {
         /// The length `Offset` says (`Offset` - 0x48).
@@ -299,15 +298,16 @@ impl core::fmt::Display for ReadErrorKind {
                 f,
                 "WMI_BUFFER_HEADER.Offset: expected between {min:#x} and {max:#x}, found {offset:#x}"
             ),
-            Self::UnsupportedCompressionFormat { format } => {
-                f.write_str("buffer compressed with ")?;
-                match format.name() {
-                    Some(name) => write!(f, "COMPRESSION_FORMAT_{name} ({})", format.0)?,
-                    None => write!(f, "compression format {}", format.0)?,
-                }
-                f.write_str(", which this reader does not decode (nor are its bytes Plain LZ77)")
-            }
             Self::Decompress(error) => write!(f, "compressed events: {error}"),
+            Self::Lznt1(error) => write!(
+                f,
+                "compressed events (State names COMPRESSION_FORMAT_LZNT1, not Plain LZ77): {error}"
+            ),
+            Self::XpressHuffman(error) => write!(
+                f,
+                "compressed events (State names COMPRESSION_FORMAT_XPRESS_HUFF, not Plain LZ77): \
+                 {error}"
+            ),
             Self::DecompressedLengthMismatch { expected, found } => write!(
                 f,
                 "compressed events: decompressed data ends at byte {found}, {expected} expected \
@@ -371,6 +371,8 @@ impl core::error::Error for ReadError {
         match &self.kind {
             ReadErrorKind::Codec(error) | ReadErrorKind::Event { error, .. } => Some(error),
             ReadErrorKind::Decompress(error) => Some(error),
+            ReadErrorKind::Lznt1(error) => Some(error),
+            ReadErrorKind::XpressHuffman(error) => Some(error),
             _ => None,
         }
     }
@@ -483,6 +485,255 @@ impl core::fmt::Display for Lz77Error {
 }
 
 impl core::error::Error for Lz77Error {}
+
+/// An LZNT1 buffer ([`lznt1`](crate::read::lznt1)) that cannot be decoded: what, and at which
+/// input offset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum Lznt1Error {
+    /// 1 byte is left where a 2-byte chunk header is due (an input that ends exactly there is a
+    /// complete buffer).
+    HeaderTruncated {
+        /// Input offset where the chunk header starts.
+        offset: usize,
+        /// Bytes left there (fewer than the 2 needed).
+        available: usize,
+    },
+    /// A chunk header whose signature, bits 14 to 12, is not 3.
+    BadSignature {
+        /// Input offset of the chunk header.
+        offset: usize,
+        /// The chunk header found.
+        header: u16,
+    },
+    /// A chunk's data, as long as its header says, runs past the end of the input.
+    ChunkTruncated {
+        /// Input offset of the chunk header.
+        offset: usize,
+        /// Bytes of data the header announces (its bits 11 to 0, plus 1).
+        needed: usize,
+        /// Bytes left after the header.
+        available: usize,
+    },
+    /// 1 byte is left in a compressed chunk where a flag announces a 2-byte compressed word.
+    WordTruncated {
+        /// Input offset where the word starts.
+        offset: usize,
+        /// Bytes left in the chunk there (fewer than the 2 needed).
+        available: usize,
+    },
+    /// A match reaches back before the start of its chunk (chunks are decoded independently).
+    DistanceBeforeChunk {
+        /// Input offset of the compressed word.
+        offset: usize,
+        /// The match displacement.
+        distance: usize,
+        /// Bytes the chunk had decompressed before the match, the largest displacement allowed.
+        position: usize,
+    },
+    /// An item would take its chunk past the 4096 bytes a chunk decompresses to at most.
+    ChunkTooLong {
+        /// Input offset of the literal or compressed word.
+        offset: usize,
+        /// Bytes the chunk had decompressed before the item.
+        position: usize,
+        /// Bytes the item decompresses to: 1 for a literal, the length for a match.
+        needed: usize,
+    },
+    /// The output has no room left for a literal, a match or an uncompressed chunk.
+    OutputTooSmall {
+        /// Input offset of the literal, of the compressed word or of an uncompressed chunk's data.
+        offset: usize,
+        /// Output bytes the item needs.
+        needed: usize,
+        /// Output bytes left.
+        available: usize,
+    },
+}
+
+impl core::fmt::Display for Lznt1Error {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match *self {
+            Self::HeaderTruncated { offset, available } => write!(
+                f,
+                "LZNT1: expected a 2-byte chunk header (or the end of the input), \
+                 found {available} byte at offset {offset:#x}"
+            ),
+            Self::BadSignature { offset, header } => write!(
+                f,
+                "LZNT1: expected a chunk header with signature 3 in bits 14-12, \
+                 found {header:#06x} at offset {offset:#x}"
+            ),
+            Self::ChunkTruncated {
+                offset,
+                needed,
+                available,
+            } => write!(
+                f,
+                "LZNT1: the chunk at offset {offset:#x} announces {needed} bytes of data, \
+                 found {available}"
+            ),
+            Self::WordTruncated { offset, available } => write!(
+                f,
+                "LZNT1: expected a 2-byte compressed word, found {available} byte left in the \
+                 chunk at offset {offset:#x}"
+            ),
+            Self::DistanceBeforeChunk {
+                offset,
+                distance,
+                position,
+            } => write!(
+                f,
+                "LZNT1: expected a match displacement of at most the {position} bytes the chunk \
+                 has decoded, found {distance} at offset {offset:#x}"
+            ),
+            Self::ChunkTooLong {
+                offset,
+                position,
+                needed,
+            } => write!(
+                f,
+                "LZNT1: expected a chunk of at most 4096 bytes, found an item of {needed} bytes \
+                 at chunk position {position} (offset {offset:#x})"
+            ),
+            Self::OutputTooSmall {
+                offset,
+                needed,
+                available,
+            } => write!(
+                f,
+                "LZNT1: the item at offset {offset:#x} needs {needed} bytes of output, \
+                 found room for {available}"
+            ),
+        }
+    }
+}
+
+impl core::error::Error for Lznt1Error {}
+
+/// An LZ77+Huffman stream ([`xpress_huffman`](crate::read::xpress_huffman)) that cannot be
+/// decoded: what, and at which input offset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum XpressHuffmanError {
+    /// 1 to 255 bytes are left where a block's 256-byte table of code lengths is due, and the
+    /// output is not full (an input that ends exactly there is a complete stream).
+    TableTruncated {
+        /// Input offset where the table starts.
+        offset: usize,
+        /// Bytes left there.
+        available: usize,
+    },
+    /// A block's code lengths do not fill the `2^15` entries of the decoding table exactly
+    /// (section 2.2.4): too many codes for their lengths, or too few.
+    InvalidCodeLengths {
+        /// Input offset of the table.
+        offset: usize,
+        /// The entries the lengths fill: each symbol of length `L` (1 to 15) `2^(15 - L)`.
+        filled: u32,
+    },
+    /// Fewer than 2 bytes are left where the bit stream loads its next 16-bit word.
+    BitsTruncated {
+        /// Input offset where the word starts.
+        offset: usize,
+        /// Bytes left there (fewer than the 2 needed).
+        available: usize,
+    },
+    /// The extra length bytes of a long match (a length byte, a 16-bit or a 32-bit length) run
+    /// past the end of the input.
+    LengthTruncated {
+        /// Input offset where the length bytes start.
+        offset: usize,
+        /// Bytes the length needs there: 1, 2 or 4.
+        needed: usize,
+        /// Bytes left there.
+        available: usize,
+    },
+    /// A 16- or 32-bit match length is below 15, which [MS-XCA] section 2.2.4 calls an error.
+    LengthBelowMinimum {
+        /// Input offset of the 16- or 32-bit length.
+        offset: usize,
+        /// The length found.
+        found: u32,
+    },
+    /// A match reaches back further than the bytes decoded so far.
+    DistanceBeforeStart {
+        /// Input offset the bit stream had reached when the match's symbol was decoded.
+        offset: usize,
+        /// The match distance, 1 to 65535.
+        distance: usize,
+        /// Bytes decoded before the match, the largest distance allowed there.
+        written: usize,
+    },
+    /// The output has no room left for a literal or for a whole match.
+    OutputTooSmall {
+        /// Input offset the bit stream had reached when the symbol was decoded.
+        offset: usize,
+        /// Output bytes the symbol needs: 1 for a literal, the length for a match.
+        needed: u64,
+        /// Output bytes left.
+        available: usize,
+    },
+}
+
+impl core::fmt::Display for XpressHuffmanError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match *self {
+            Self::TableTruncated { offset, available } => write!(
+                f,
+                "LZ77+Huffman: expected a 256-byte table of code lengths (or the end of the \
+                 input), found {available} bytes at offset {offset:#x}"
+            ),
+            Self::InvalidCodeLengths { offset, filled } => write!(
+                f,
+                "LZ77+Huffman: expected code lengths that fill the 32768 entries of the \
+                 decoding table, found lengths that fill {filled} in the table at offset \
+                 {offset:#x}"
+            ),
+            Self::BitsTruncated { offset, available } => write!(
+                f,
+                "LZ77+Huffman: expected a 16-bit word of the bit stream, found {available} \
+                 byte at offset {offset:#x}"
+            ),
+            Self::LengthTruncated {
+                offset,
+                needed,
+                available,
+            } => write!(
+                f,
+                "LZ77+Huffman: expected {needed} bytes of match length, \
+                 found {available} at offset {offset:#x}"
+            ),
+            Self::LengthBelowMinimum { offset, found } => write!(
+                f,
+                "LZ77+Huffman: expected a 16/32-bit match length of at least 15, \
+                 found {found} at offset {offset:#x}"
+            ),
+            Self::DistanceBeforeStart {
+                offset,
+                distance,
+                written,
+            } => write!(
+                f,
+                "LZ77+Huffman: expected a match distance of at most the {written} bytes \
+                 decoded, found {distance} (bit stream at offset {offset:#x})"
+            ),
+            Self::OutputTooSmall {
+                offset,
+                needed,
+                available,
+            } => write!(
+                f,
+                "LZ77+Huffman: the symbol decoded at offset {offset:#x} needs {needed} bytes \
+                 of output, found room for {available}"
+            ),
+        }
+    }
+}
+
+impl core::error::Error for XpressHuffmanError {}
 
 /// An [`InstanceTree`](crate::read::InstanceTree) has no room for another instance.
 /// `#[non_exhaustive]`, as the other errors.

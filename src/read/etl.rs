@@ -241,10 +241,12 @@ impl<'a> EtlBuffer<'a> {
     /// not compressed.
     ///
     /// [`trace_buffer`](Self::trace_buffer) decodes every compressed buffer as
-    /// [`CompressionFormat::XPRESS`] (MS-XCA Plain LZ77) first. When that fails, a buffer whose
-    /// word is [`CompressionFormat::LZNT1`] (2) or [`CompressionFormat::XPRESS_HUFF`] (4) is
-    /// reported as [`ReadErrorKind::UnsupportedCompressionFormat`], any other as the Plain LZ77
-    /// error, for the reasons below.
+    /// [`CompressionFormat::XPRESS`] (MS-XCA Plain LZ77, [`plain_lz77`](crate::read::plain_lz77))
+    /// first. When that fails, a buffer whose word is [`CompressionFormat::LZNT1`] (2) is decoded
+    /// as LZNT1 ([`lznt1`](crate::read::lznt1)), one whose word is
+    /// [`CompressionFormat::XPRESS_HUFF`] (4) as LZ77+Huffman
+    /// ([`xpress_huffman`](crate::read::xpress_huffman)), and any other is reported with the
+    /// Plain LZ77 error, for the reasons below.
     ///
     /// # What is known about that word
     ///
@@ -273,8 +275,9 @@ impl<'a> EtlBuffer<'a> {
     /// buffer seen so far needs, whatever its word says (a 4 may be a buffer that was pending
     /// compression when its `State` was written, a 2 a context-switch buffer). Only when the
     /// bytes are not a Plain LZ77 stream of the length `Offset` says is a 2 or a 4 taken at
-    /// snail's word and reported as a format this reader does not decode, rather than as a
-    /// corrupt Plain LZ77 stream.
+    /// snail's word, and the bytes decoded in the format it names; a failure there is reported
+    /// as that format's error ([`ReadErrorKind::Lznt1`], [`ReadErrorKind::XpressHuffman`]),
+    /// since the Plain LZ77 one would then say little.
     pub fn compression_format(&self) -> Option<CompressionFormat> {
         if !self.is_compressed() {
             return None;
@@ -302,23 +305,27 @@ impl<'a> EtlBuffer<'a> {
 
     /// The buffer's events, ready to walk: in place for an uncompressed buffer, or decompressed
     /// into the start of `scratch` for a compressed one. A compressed buffer's bytes after its
-    /// header are an MS-XCA Plain LZ77 stream ([`plain_lz77`](crate::read::plain_lz77)) whose
-    /// decompressed length is the header's `Offset` minus the 0x48-byte header (the events end
-    /// at `Offset`, counted as if the buffer were not compressed). The errors of the returned
-    /// buffer's events name this buffer.
+    /// header are an MS-XCA Plain LZ77 stream ([`plain_lz77`](crate::read::plain_lz77)), or,
+    /// when they are not and its `State` names LZNT1 or XPRESS_HUFF
+    /// ([`compression_format`](Self::compression_format)), an LZNT1 buffer
+    /// ([`lznt1`](crate::read::lznt1)) or LZ77+Huffman stream
+    /// ([`xpress_huffman`](crate::read::xpress_huffman)), whose decompressed length is the
+    /// header's `Offset` minus the 0x48-byte header (the events end at `Offset`, counted as if
+    /// the buffer were not compressed). The errors of the returned buffer's events name this
+    /// buffer.
     ///
     /// # Errors
     /// A [`ReadError`] naming this buffer. For an uncompressed buffer, those of
     /// [`TraceBuffer::parse`]. For a compressed one:
-    /// [`ReadErrorKind::UnsupportedCompressionFormat`] when its `State` names LZNT1 or
-    /// XPRESS_HUFF ([`compression_format`](Self::compression_format)) and its bytes do not
-    /// decompress as Plain LZ77 to the length `Offset` says;
     /// [`ReadErrorKind::BufferOffsetOutOfRange`]
     /// when `Offset` is below 0x48 or says the events decompress to more than `scratch` holds
     /// (a corrupt `Offset`, reported before any decompression);
-    /// [`ReadErrorKind::Decompress`] for a corrupt stream;
+    /// [`ReadErrorKind::Decompress`] for a corrupt Plain LZ77 stream;
+    /// [`ReadErrorKind::Lznt1`] or [`ReadErrorKind::XpressHuffman`] when the bytes are not Plain
+    /// LZ77 and not a valid stream of the format `State` names either;
     /// [`ReadErrorKind::DecompressedLengthMismatch`] when the stream decompresses to another
-    /// length than `Offset` says.
+    /// length than `Offset` says (in the format `State` names, if the bytes are not Plain LZ77
+    /// of that length).
     pub fn trace_buffer<'b>(&self, scratch: &'b mut [u8]) -> Result<TraceBuffer<'b>, ReadError>
     where
         'a: 'b,
@@ -328,13 +335,6 @@ impl<'a> EtlBuffer<'a> {
         let Some(format) = self.compression_format() else {
             return self.in_place();
         };
-        // LZNT1 and XPRESS_HUFF are named only once the bytes are not Plain LZ77 either: 2 and
-        // 4 are also the `ETW_BUFFER_STATE`s `CSwitch` and `PendingCompression`.
-        let unsupported = matches!(
-            format,
-            CompressionFormat::LZNT1 | CompressionFormat::XPRESS_HUFF
-        )
-        .then_some(at(ReadErrorKind::UnsupportedCompressionFormat { format }));
         // A slice holds at most `isize::MAX` bytes, so the sum fits a `usize`.
         #[allow(clippy::arithmetic_side_effects)]
         let max = WmiBufferHeader::LEN + scratch.len();
@@ -356,16 +356,29 @@ impl<'a> EtlBuffer<'a> {
                 found: self.bytes.len(),
             })));
         };
-        let written = crate::read::plain_lz77::decompress(compressed, output)
-            .map_err(|error| unsupported.unwrap_or(at(ReadErrorKind::Decompress(error))))?;
+        // Plain LZ77 first, whatever `State` says: every compressed buffer seen so far is Plain
+        // LZ77, and 2 and 4 are also the `ETW_BUFFER_STATE`s `CSwitch` and
+        // `PendingCompression`. Only then the format the word names.
+        let plain = crate::read::plain_lz77::decompress(compressed, output)
+            .map_err(ReadErrorKind::Decompress);
+        let result = match (plain, format) {
+            (Ok(written), _) if written == expected => Ok(written),
+            (_, CompressionFormat::LZNT1) => {
+                crate::read::lznt1::decompress(compressed, output).map_err(ReadErrorKind::Lznt1)
+            }
+            (_, CompressionFormat::XPRESS_HUFF) => {
+                crate::read::xpress_huffman::decompress(compressed, output)
+                    .map_err(ReadErrorKind::XpressHuffman)
+            }
+            (plain, _) => plain,
+        };
+        let written = result.map_err(at)?;
         let output: &'b [u8] = output;
         if written != expected {
-            return Err(
-                unsupported.unwrap_or(at(ReadErrorKind::DecompressedLengthMismatch {
-                    expected,
-                    found: written,
-                })),
-            );
+            return Err(at(ReadErrorKind::DecompressedLengthMismatch {
+                expected,
+                found: written,
+            }));
         }
         Ok(TraceBuffer::from_parts(self.header, output).in_buffer(position))
     }
@@ -377,17 +390,19 @@ mod tests {
     use crate::wire::file::wmi_buffer_header::BufferFlags;
 
     #[test]
-    fn a_compression_format_this_reader_does_not_decode_is_named() {
+    fn a_state_of_4_whose_bytes_are_not_plain_lz77_is_decoded_as_lz77_huffman() {
         extern crate std;
         use std::string::ToString;
-        // `Offset` says 16 bytes of events; no stream gives them.
+        // `Offset` says 16 bytes of events; the stream, no bytes at all, is not LZ77+Huffman
+        // of them either (its 256-byte table is missing).
         let header = WmiBufferHeader {
             buffer_flag: BufferFlags::COMPRESSED,
             state: 0x0001_0004,
             offset: 0x58,
             ..WmiBufferHeader::default()
         };
-        let bytes = header.to_bytes();
+        let mut bytes = [0u8; 0x48 + 3];
+        bytes[..0x48].copy_from_slice(&header.to_bytes());
         let buffer = EtlBuffer {
             index: 2,
             file_offset: 0x2000,
@@ -401,18 +416,15 @@ mod tests {
         let error = buffer.trace_buffer(&mut [0u8; 16]).unwrap_err();
         assert_eq!(
             error.to_string(),
-            "buffer 2 at file offset 0x2000: buffer compressed with \
-             COMPRESSION_FORMAT_XPRESS_HUFF (4), which this reader does not decode (nor are its \
-             bytes Plain LZ77)"
+            "buffer 2 at file offset 0x2000: compressed events (State names \
+             COMPRESSION_FORMAT_XPRESS_HUFF, not Plain LZ77): LZ77+Huffman: expected a 256-byte \
+             table of code lengths (or the end of the input), found 3 bytes at offset 0x0"
         );
-        // A value without a name (only a hand-built error holds one).
-        let unnamed = ReadErrorKind::UnsupportedCompressionFormat {
-            format: CompressionFormat(9),
-        };
+        let source = core::error::Error::source(&error).unwrap();
         assert_eq!(
-            unnamed.to_string(),
-            "buffer compressed with compression format 9, which this reader does not decode \
-             (nor are its bytes Plain LZ77)"
+            source.to_string(),
+            "LZ77+Huffman: expected a 256-byte table of code lengths (or the end of the input), \
+             found 3 bytes at offset 0x0"
         );
     }
 

@@ -13,13 +13,18 @@ pub(crate) mod etl_reader;
 pub(crate) mod etl_time_order;
 pub(crate) mod events;
 pub(crate) mod instance_tree;
+pub mod lznt1;
 pub mod plain_lz77;
 pub(crate) mod time_order;
 pub(crate) mod trace_buffer;
+pub mod xpress_huffman;
 
 pub use clock::TraceClock;
 pub use error::ClockError;
-pub use error::{BufferPosition, InstanceTreeFull, Lz77Error, ReadError, ReadErrorKind};
+pub use error::{
+    BufferPosition, InstanceTreeFull, Lz77Error, Lznt1Error, ReadError, ReadErrorKind,
+    XpressHuffmanError,
+};
 pub use etl::{EtlBuffer, EtlBuffers, EtlFile, MAX_BUFFER_SIZE};
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]

@@ -401,7 +401,12 @@ fn copy(target: &mut [u8], source: &[u8]) -> usize {
 /// and where the output has no room for a whole chunk, [`copy_periods`].
 #[inline(always)]
 #[allow(clippy::arithmetic_side_effects)] // Each operation says why it stays in range.
-fn copy_match(output: &mut [u8], distance: usize, written: usize, length: usize) -> Option<usize> {
+pub(crate) fn copy_match(
+    output: &mut [u8],
+    distance: usize,
+    written: usize,
+    length: usize,
+) -> Option<usize> {
     // At most `output.len()`, as the caller checked.
     let end = written + length;
     let mut at = written;

@@ -18,9 +18,9 @@ use etw_classic::read::{MergeCursor, TimeOrder, TraceClock};
 use etw_classic::wire::ExtendedAndUserData;
 use etw_classic::wire::UtcDateTime;
 use etw_classic::{
-    plain_lz77,
+    lznt1, plain_lz77,
     write::{SharedSession, WhenFull},
-    Bitness, Class, CompactTraceHeader, EtlFile, EtlHeader, EventData, EventHeader,
+    xpress_huffman, Bitness, Class, CompactTraceHeader, EtlFile, EtlHeader, EventData, EventHeader,
     EventInstanceGuidHeader, EventInstanceHeader, EventInstanceInfo, EventKind, EventTrace,
     EventTraceHeader, Events, Guid, InstanceTree, Level, MessageTraceHeader, MofField,
     PerfInfoTraceHeader, Provider, Session, SteppingContext, SystemTraceHeader, TraceBuffer,
@@ -204,10 +204,13 @@ fn buffers(input: &[u8], bitness: Bitness) {
 }
 
 /// The .etl reader (every buffer, decompressed into scratch, every event delivered), the Plain
-/// LZ77 decompressor on its own, the system and logfile headers, and the .etl writer.
+/// LZ77, LZNT1 and LZ77+Huffman decompressors on their own, the system and logfile headers, and
+/// the .etl writer.
 fn files(input: &[u8], bitness: Bitness, output: &mut [u8]) {
     let mut scratch = [0u8; 1024];
     let _ = black_box(plain_lz77::decompress(input, black_box(&mut scratch)));
+    let _ = black_box(lznt1::decompress(input, black_box(&mut scratch)));
+    let _ = black_box(xpress_huffman::decompress(input, black_box(&mut scratch)));
     if let Ok((header, data, rest)) = SystemTraceHeader::parse_event(input) {
         let _ = black_box((header.to_bytes(), data, rest));
     }
