@@ -797,7 +797,10 @@ proptest! {
         check_walk(EventHeaderFlags::EXTENDED_INFO, &body)?;
     }
 
+    // Two and a half minutes under Miri for four cases; the big-endian lane decodes the same
+    // items through the real traces' events and the other properties of this file.
     #[test]
+    #[cfg_attr(miri, ignore = "minutes under Miri; runs natively")]
     fn any_bytes_after_a_header_never_panic(
         flags in prop_oneof![Just(0u16), Just(1u16), any::<u16>()],
         body in proptest::collection::vec(
