@@ -5,6 +5,7 @@
 //! Each check computes what the rules say the library must give, with [`model`], then compares
 //! it with what the library gives, and panics (a fuzzing finding) on any difference.
 
+pub mod decompressor;
 pub mod model;
 
 use etw_classic::{
