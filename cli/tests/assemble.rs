@@ -6,40 +6,20 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{etwc, utf8};
+use common::{boot_trace_file, etwc, utf8};
 use etw_classic::{ClockType, EtlFile, TraceBuffer};
-use etw_classic_firmware::{
-    boot_trace, CalledDirectly, EtlSink, Mode, BOOT_TIME, BUFFER_SIZE, LOGGER_ID,
-};
+use etw_classic_firmware::{Mode, BOOT_TIME, BUFFER_SIZE, LOGGER_ID};
 use predicates::prelude::*;
 use serde_json::{json, Value};
 
-/// The file a [`boot_trace`] writes, in memory.
-struct FileImage(Vec<u8>);
-
-impl EtlSink for FileImage {
-    type Error = ();
-
-    fn write_at(&mut self, offset: u64, bytes: &[u8]) -> Result<(), ()> {
-        let start = usize::try_from(offset).map_err(|_| ())?;
-        let end = start + bytes.len();
-        if self.0.len() < end {
-            self.0.resize(end, 0);
-        }
-        self.0[start..end].copy_from_slice(bytes);
-        Ok(())
-    }
-}
-
 /// The .etl file the firmware writes in `mode`, and its trace buffers.
 fn boot_file(mode: Mode) -> (Vec<u8>, Vec<Vec<u8>>) {
-    let mut file = FileImage(Vec::new());
-    boot_trace(mode, &mut file, &mut CalledDirectly).unwrap();
-    let buffers = file.0[BUFFER_SIZE..]
+    let file = boot_trace_file(mode);
+    let buffers = file[BUFFER_SIZE..]
         .chunks(BUFFER_SIZE)
         .map(<[u8]>::to_vec)
         .collect();
-    (file.0, buffers)
+    (file, buffers)
 }
 
 /// A folder of its own for a test, emptied.

@@ -7,8 +7,8 @@ mod common;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-use common::{etwc, trace, utf8};
-use etw_classic_firmware::{boot_trace, CalledDirectly, EtlSink, Mode};
+use common::{boot_trace_file, etwc, trace, utf8};
+use etw_classic_firmware::Mode;
 use serde_json::{Map, Value};
 
 /// The stdout of `etwc etl FILE ARGS`, which must succeed quietly.
@@ -161,23 +161,8 @@ fn csv_rows_are_the_json_events() {
 
 /// The file the firmware's boot trace writes (nested START/END instance events).
 fn boot_file() -> PathBuf {
-    struct FileImage(Vec<u8>);
-    impl EtlSink for FileImage {
-        type Error = ();
-        fn write_at(&mut self, offset: u64, bytes: &[u8]) -> Result<(), ()> {
-            let start = usize::try_from(offset).map_err(|_| ())?;
-            let end = start + bytes.len();
-            if self.0.len() < end {
-                self.0.resize(end, 0);
-            }
-            self.0[start..end].copy_from_slice(bytes);
-            Ok(())
-        }
-    }
-    let mut image = FileImage(Vec::new());
-    boot_trace(Mode::Streaming, &mut image, &mut CalledDirectly).unwrap();
     let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("etl-formats-boot.etl");
-    std::fs::write(&path, image.0).unwrap();
+    std::fs::write(&path, boot_trace_file(Mode::Streaming)).unwrap();
     path
 }
 

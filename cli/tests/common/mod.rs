@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 
 use assert_cmd::Command;
+use etw_classic_firmware::{boot_trace, CalledDirectly, EtlSink, Mode};
 use serde_json::{Map, Value};
 
 /// The `etwc` binary cargo built for the tests, ready to be given arguments.
@@ -113,4 +114,24 @@ pub fn decode(layout: &str, bytes: &[u8]) -> Map<String, Value> {
         Value::Object(object) => object,
         other => panic!("{layout}: a JSON object expected, found {other}"),
     }
+}
+
+/// The .etl file the firmware's boot trace writes in `mode`, in memory.
+pub fn boot_trace_file(mode: Mode) -> Vec<u8> {
+    struct FileImage(Vec<u8>);
+    impl EtlSink for FileImage {
+        type Error = ();
+        fn write_at(&mut self, offset: u64, bytes: &[u8]) -> Result<(), ()> {
+            let start = usize::try_from(offset).map_err(|_| ())?;
+            let end = start + bytes.len();
+            if self.0.len() < end {
+                self.0.resize(end, 0);
+            }
+            self.0[start..end].copy_from_slice(bytes);
+            Ok(())
+        }
+    }
+    let mut image = FileImage(Vec::new());
+    boot_trace(mode, &mut image, &mut CalledDirectly).unwrap();
+    image.0
 }
