@@ -97,33 +97,17 @@ impl<'a> Facts<'a> {
                 facts.classic(&header.header);
                 facts.payload = Some(data);
             }
-            EventKind::System {
-                header,
-                data,
-                extra: _,
-            } => {
-                facts.kernel(header.hook(), header.version);
-                facts.process_id = Some(header.process_id);
-                facts.thread_id = Some(header.thread_id);
-                facts.payload = Some(data);
+            EventKind::System { header, data, .. } => {
+                let ids = (header.process_id, header.thread_id);
+                facts.kernel(header.hook(), header.version, Some(ids), data);
             }
-            EventKind::Compact {
-                header,
-                data,
-                extra: _,
-            } => {
-                facts.kernel(header.hook(), header.version);
-                facts.process_id = Some(header.process_id);
-                facts.thread_id = Some(header.thread_id);
-                facts.payload = Some(data);
+            EventKind::Compact { header, data, .. } => {
+                let ids = (header.process_id, header.thread_id);
+                facts.kernel(header.hook(), header.version, Some(ids), data);
             }
-            EventKind::PerfInfo {
-                header,
-                data,
-                extra: _,
-            } => {
-                facts.kernel(header.hook(), header.version);
-                facts.payload = Some(data);
+            // PERFINFO headers carry no process or thread id.
+            EventKind::PerfInfo { header, data, .. } => {
+                facts.kernel(header.hook(), header.version, None, data);
             }
             EventKind::Message { fields, args, .. } => {
                 if let Some(MessageGuid::Guid(guid)) = fields.message_guid {
@@ -150,10 +134,23 @@ impl<'a> Facts<'a> {
         self.classic_type = Some(header.class.event_type);
     }
 
-    fn kernel(&mut self, hook: etw_classic::wire::HookId, version: u16) {
+    /// A SYSTEM, COMPACT or PERFINFO event: its hook, version, the process and thread ids of
+    /// the headers that have them, and its data.
+    fn kernel(
+        &mut self,
+        hook: etw_classic::wire::HookId,
+        version: u16,
+        process_and_thread: Option<(u32, u32)>,
+        data: &'a [u8],
+    ) {
         self.source = Some(Source::Kernel(hook.group()));
         self.version = Some(version);
         self.opcode = Some(hook.event_type().0);
+        if let Some((process_id, thread_id)) = process_and_thread {
+            self.process_id = Some(process_id);
+            self.thread_id = Some(thread_id);
+        }
+        self.payload = Some(data);
     }
 
     /// The provider GUID, for `--provider`: `None` for the kernel's headers.
