@@ -136,6 +136,7 @@ extern crate std;
 
 #[macro_use]
 pub mod wire;
+pub mod payload;
 pub mod read;
 pub mod write;
 

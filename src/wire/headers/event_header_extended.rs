@@ -768,6 +768,25 @@ impl<'a> Sid<'a> {
         }))
     }
 
+    /// The SID at the start of `data` and the bytes after it; `None` when `data` is shorter
+    /// than 8 bytes or than the `SubAuthorityCount` it states.
+    pub fn from_prefix(data: &'a [u8]) -> Option<(Self, &'a [u8])> {
+        let ([revision, sub_authority_count, authority @ ..], rest) =
+            data.split_first_chunk::<{ SID_FIXED_LEN }>()?;
+        let len = usize::from(*sub_authority_count).checked_mul(4)?;
+        let sub_authorities = rest.get(..len)?;
+        let after = rest.get(len..)?;
+        let sid = Sid {
+            revision: *revision,
+            sub_authority_count: *sub_authority_count,
+            identifier_authority: *authority,
+            sub_authorities: U32Values {
+                bytes: sub_authorities,
+            },
+        };
+        Some((sid, after))
+    }
+
     /// `IdentifierAuthority` as a number (48 bits, big-endian): 5 for `NT AUTHORITY`.
     pub const fn identifier_authority_value(&self) -> u64 {
         let [a, b, c, d, e, f] = self.identifier_authority;

@@ -1,0 +1,815 @@
+//! Walking an event's data with its schema: the values in order, as a stream of items.
+//!
+//! The decoder yields one [`Item`] per value, and an item at the start and end of every array
+//! and structure, so that arrays of structures and nested structures come out in order
+//! without anything being collected: a sink writes each item as it comes (JSON opens and
+//! closes a list or an object). Nothing allocates; the state is a fixed stack of
+//! [`MAX_STRUCT_DEPTH`] levels.
+//!
+//! Rules it keeps (PAYLOADS.md §2, §4, §5):
+//! - values lie end to end, without alignment; a pointer or `SIZE_T` takes the event's
+//!   pointer size;
+//! - a count or length read from the data or taken from an earlier field is checked against
+//!   the bytes left before anything is sized from it;
+//! - a string scan stops at the end of the data;
+//! - the first value that does not fit ends the walk with a [`PayloadError`] that names the
+//!   field, the element and the offset: the items before it stand;
+//! - bytes left after the last field are not an error: [`PayloadDecoder::rest`] gives them.
+
+use crate::payload::schema::{
+    subtree_end, Count, FieldSchema, Length, SchemaError, MAX_STRUCT_DEPTH,
+};
+use crate::payload::types::InType;
+use crate::payload::value::Value;
+use crate::wire::{Bitness, Guid, Sid, SystemTime, Utf16Str};
+
+/// What an [`Item`] is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum ItemKind<'d> {
+    /// One value of the field (the field's only one, or an element of its array).
+    Value(Value<'d>),
+    /// The field is an array of `len` elements; its elements follow, then
+    /// [`ArrayEnd`](Self::ArrayEnd).
+    ArrayStart {
+        /// How many elements.
+        len: u32,
+    },
+    /// The end of the field's array.
+    ArrayEnd,
+    /// The field is a structure (or an element of an array of them); its members follow,
+    /// then [`StructEnd`](Self::StructEnd).
+    StructStart,
+    /// The end of the structure.
+    StructEnd,
+}
+
+/// One step of the walk over an event's data.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Item<'s, 'd, N> {
+    /// The field it belongs to.
+    pub field: &'s FieldSchema<N>,
+    /// The field's index in the schema.
+    pub index: u16,
+    /// Which element of the field's array it is, when the field is an array.
+    pub element: Option<u32>,
+    /// Where its bytes start in the event's data.
+    pub offset: usize,
+    /// Its bytes in the data: the value's (with any count or NUL that belongs to it), an
+    /// array's `u16` count when the data holds it, nothing for the other markers. The bytes of
+    /// all items, in order, are the data up to [`PayloadDecoder::rest`].
+    pub bytes: &'d [u8],
+    /// What it is.
+    pub kind: ItemKind<'d>,
+}
+
+// Not derived: `N` need not be `Clone` for a reference to it to be copied.
+impl<N> Clone for Item<'_, '_, N> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<N> Copy for Item<'_, '_, N> {}
+
+/// Why the walk stopped before the end of the schema.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum PayloadErrorKind {
+    /// The value needs more bytes than are left.
+    TooShort {
+        /// Bytes it needs (its count included).
+        needed: u64,
+        /// Bytes left in the data.
+        left: usize,
+    },
+    /// A NUL-terminated string has no NUL before the end of the data.
+    Unterminated {
+        /// Bytes left in the data where the string starts.
+        left: usize,
+    },
+    /// An array's elements, each of a fixed size, cannot all fit in the bytes left.
+    CountTooLarge {
+        /// The count.
+        count: u64,
+        /// The size of one element.
+        element_size: u8,
+        /// Bytes left in the data.
+        left: usize,
+    },
+    /// A count or length names a field whose value has not been decoded before this one.
+    MissingReference {
+        /// The index of the field it names.
+        names: u16,
+    },
+    /// A count or length is larger than 2^32 - 1.
+    ReferenceTooLarge {
+        /// The index of the field it names.
+        names: u16,
+        /// Its value.
+        value: u64,
+    },
+    /// A binary field has no length: neither the type, the schema nor the data give one.
+    NeedsLength,
+    /// A type this decoder does not know how to size.
+    UnknownInType(InType),
+    /// A SID with more than 15 sub-authorities, which no SID has (`SID_MAX_SUB_AUTHORITIES`).
+    SidTooLong {
+        /// Its `SubAuthorityCount`.
+        sub_authorities: u8,
+    },
+    /// The schema contradicts itself (see [`check_fields`](crate::payload::check_fields)).
+    Schema(SchemaError),
+    /// The walk yielded more items than a bounded walk allows (arrays of values that take no
+    /// bytes): at most 65,536 items, or 8 per byte of data when that is more.
+    ItemLimit,
+}
+
+/// Where and why the walk over an event's data stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub struct PayloadError {
+    /// The index of the field that could not be decoded.
+    pub field: u16,
+    /// The element of its array, when it is an array.
+    pub element: Option<u32>,
+    /// Where in the event's data it starts.
+    pub offset: usize,
+    /// What went wrong.
+    pub kind: PayloadErrorKind,
+}
+
+impl PayloadError {
+    /// The error with the field's name from `fields`, for display.
+    pub const fn named<'s, N>(&self, fields: &'s [FieldSchema<N>]) -> NamedPayloadError<'s, N> {
+        NamedPayloadError {
+            error: *self,
+            fields,
+        }
+    }
+}
+
+impl core::fmt::Display for PayloadError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "field #{}", self.field)?;
+        self.fmt_rest(f)
+    }
+}
+
+impl PayloadError {
+    fn fmt_rest(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        if let Some(element) = self.element {
+            write!(f, " element {element}")?;
+        }
+        write!(f, " at data offset {}: ", self.offset)?;
+        match self.kind {
+            PayloadErrorKind::TooShort { needed, left } => {
+                write!(f, "needs {needed} bytes, {left} left")
+            }
+            PayloadErrorKind::Unterminated { left } => {
+                write!(f, "no NUL ends the string in the {left} bytes left")
+            }
+            PayloadErrorKind::CountTooLarge {
+                count,
+                element_size,
+                left,
+            } => write!(
+                f,
+                "{count} elements of {element_size} bytes do not fit in the {left} bytes left"
+            ),
+            PayloadErrorKind::MissingReference { names } => write!(
+                f,
+                "its count or length is field #{names}, which has no value before it"
+            ),
+            PayloadErrorKind::ReferenceTooLarge { names, value } => write!(
+                f,
+                "its count or length is field #{names}, whose value {value} exceeds 2^32 - 1"
+            ),
+            PayloadErrorKind::NeedsLength => {
+                f.write_str("binary data with no length in its type, schema or data")
+            }
+            PayloadErrorKind::UnknownInType(in_type) => {
+                write!(f, "in-type {} is not one this decoder can size", in_type.0)
+            }
+            PayloadErrorKind::SidTooLong { sub_authorities } => write!(
+                f,
+                "a SID of {sub_authorities} sub-authorities, more than the 15 a SID can have"
+            ),
+            PayloadErrorKind::Schema(error) => write!(f, "the schema: {error}"),
+            PayloadErrorKind::ItemLimit => f.write_str("more items than a bounded walk allows"),
+        }
+    }
+}
+
+impl core::error::Error for PayloadError {}
+
+/// A [`PayloadError`] shown with the name of its field.
+#[derive(Debug)]
+pub struct NamedPayloadError<'s, N> {
+    error: PayloadError,
+    fields: &'s [FieldSchema<N>],
+}
+
+impl<N: core::fmt::Display> core::fmt::Display for NamedPayloadError<'_, N> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self.fields.get(usize::from(self.error.field)) {
+            Some(field) => write!(f, "field `{}`", field.name)?,
+            None => write!(f, "field #{}", self.error.field)?,
+        }
+        self.error.fmt_rest(f)
+    }
+}
+
+/// How many recent integer values are kept for counts and lengths taken from fields.
+const RECENT: usize = 16;
+
+/// Frames: one for the top level, then at most an array, a structure and its members per
+/// level of nesting.
+const FRAMES: usize = 3 * MAX_STRUCT_DEPTH + 2;
+
+#[derive(Clone, Copy, Debug)]
+enum Frame {
+    /// Fields from `next` on; `left` of them still to decode (`None` at the top level, which
+    /// runs to the end of the schema).
+    Fields { next: usize, left: Option<u16> },
+    /// The elements of the array of field `field`.
+    Array { field: usize, len: u32, next: u32 },
+    /// A structure whose members are being decoded; ends once its `Fields` frame is done.
+    Struct { field: usize, element: Option<u32> },
+}
+
+/// The walk over one event's data with its schema: an iterator of [`Item`]s, ending after the
+/// last field or at the first error.
+///
+/// ```
+/// use etw_classic::payload::{FieldSchema, InType, ItemKind, PayloadDecoder, Value};
+/// use etw_classic::Bitness;
+///
+/// let fields = [
+///     FieldSchema::new("Pid", InType::UINT32),
+///     FieldSchema::new("Name", InType::ANSI_STRING),
+/// ];
+/// let data = [0x2a, 0, 0, 0, b'e', b't', b'w', 0, 0xff];
+/// let mut decoder = PayloadDecoder::new(&fields, &data, Bitness::Bits64);
+/// let items: Vec<_> = decoder.by_ref().collect::<Result<_, _>>()?;
+/// assert_eq!(items[0].kind, ItemKind::Value(Value::U32(42)));
+/// assert_eq!(items[1].kind, ItemKind::Value(Value::Ansi(b"etw")));
+/// assert_eq!(decoder.rest(), &[0xff]);
+/// # Ok::<(), etw_classic::payload::PayloadError>(())
+/// ```
+#[derive(Debug)]
+pub struct PayloadDecoder<'s, 'd, N> {
+    fields: &'s [FieldSchema<N>],
+    data: &'d [u8],
+    at: usize,
+    pointer_size: u8,
+    frames: heapless::Vec<Frame, FRAMES>,
+    /// The latest values of integer fields outside arrays: (field index, value), oldest
+    /// overwritten first.
+    recent: [(u16, u64); RECENT],
+    recent_next: usize,
+    recent_len: usize,
+    items_left: usize,
+    failed: bool,
+}
+
+impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
+    /// The walk over `data` with `fields`, pointers and `SIZE_T`s being as wide as `bitness`
+    /// says (the event header's 64-bit flag, or the logfile header's `PointerSize`).
+    pub fn new(fields: &'s [FieldSchema<N>], data: &'d [u8], bitness: Bitness) -> Self {
+        let mut frames = heapless::Vec::new();
+        // The stack is empty and holds more than one frame.
+        let _ = frames.push(Frame::Fields {
+            next: 0,
+            left: None,
+        });
+        Self {
+            fields,
+            data,
+            at: 0,
+            pointer_size: if matches!(bitness, Bitness::Bits32) {
+                4
+            } else {
+                8
+            },
+            frames,
+            recent: [(u16::MAX, 0); RECENT],
+            recent_next: 0,
+            recent_len: 0,
+            items_left: data.len().saturating_mul(8).max(1 << 16),
+            failed: false,
+        }
+    }
+
+    /// Where the walk stands in the data: after the last item yielded.
+    pub const fn offset(&self) -> usize {
+        self.at
+    }
+
+    /// The bytes not decoded yet: once the walk has ended without an error, what the data
+    /// holds after its last field.
+    pub fn rest(&self) -> &'d [u8] {
+        self.data.get(self.at..).unwrap_or_default()
+    }
+
+    /// Whether the walk stopped at an error.
+    pub const fn failed(&self) -> bool {
+        self.failed
+    }
+
+    fn left(&self) -> usize {
+        self.data.len().saturating_sub(self.at)
+    }
+
+    fn error(
+        &mut self,
+        field: usize,
+        element: Option<u32>,
+        kind: PayloadErrorKind,
+    ) -> PayloadError {
+        self.failed = true;
+        self.frames.clear();
+        PayloadError {
+            field: u16::try_from(field).unwrap_or(u16::MAX),
+            element,
+            offset: self.at,
+            kind,
+        }
+    }
+
+    fn remember(&mut self, field: usize, value: u64) {
+        let Ok(field) = u16::try_from(field) else {
+            return;
+        };
+        if let Some(slot) = self.recent.get_mut(self.recent_next) {
+            *slot = (field, value);
+        }
+        self.recent_next = self.recent_next.saturating_add(1) % RECENT;
+        self.recent_len = self.recent_len.saturating_add(1).min(RECENT);
+    }
+
+    /// The latest value of field `names`, as a count or length.
+    fn reference(&self, names: u16) -> Result<u32, PayloadErrorKind> {
+        let newest_first = (1..=self.recent_len)
+            .map(|back| (self.recent_next.saturating_add(RECENT).saturating_sub(back)) % RECENT);
+        for slot in newest_first {
+            if let Some(&(field, value)) = self.recent.get(slot) {
+                if field == names {
+                    return u32::try_from(value)
+                        .map_err(|_| PayloadErrorKind::ReferenceTooLarge { names, value });
+                }
+            }
+        }
+        Err(PayloadErrorKind::MissingReference { names })
+    }
+
+    /// Takes `len` bytes at the current offset.
+    fn take(&mut self, len: u64) -> Result<(&'d [u8], usize), PayloadErrorKind> {
+        let left = self.left();
+        let too_short = PayloadErrorKind::TooShort { needed: len, left };
+        let len = usize::try_from(len).map_err(|_| too_short)?;
+        let start = self.at;
+        let end = start.checked_add(len).ok_or(too_short)?;
+        let bytes = self.data.get(start..end).ok_or(too_short)?;
+        self.at = end;
+        Ok((bytes, start))
+    }
+
+    fn item(
+        &self,
+        index: usize,
+        element: Option<u32>,
+        offset: usize,
+        kind: ItemKind<'d>,
+    ) -> Option<Item<'s, 'd, N>> {
+        let fields: &'s [FieldSchema<N>] = self.fields;
+        Some(Item {
+            field: fields.get(index)?,
+            index: u16::try_from(index).ok()?,
+            element,
+            offset,
+            bytes: self.data.get(offset..self.at).unwrap_or_default(),
+            kind,
+        })
+    }
+
+    fn step(&mut self) -> Option<Result<Item<'s, 'd, N>, PayloadError>> {
+        loop {
+            let top = self.frames.last_mut()?;
+            match top {
+                Frame::Fields { next, left } => {
+                    let index = *next;
+                    match left {
+                        Some(0) => {
+                            self.frames.pop();
+                            continue;
+                        }
+                        Some(left) => *left = left.saturating_sub(1),
+                        None if index >= self.fields.len() => {
+                            self.frames.pop();
+                            continue;
+                        }
+                        None => {}
+                    }
+                    let Some(after) = self.after(index) else {
+                        let members = self.fields.get(index).map_or(0, |field| field.members);
+                        let kind = PayloadErrorKind::Schema(SchemaError::MembersPastEnd {
+                            field: u16::try_from(index).unwrap_or(u16::MAX),
+                            members,
+                        });
+                        return Some(Err(self.error(index, None, kind)));
+                    };
+                    if let Some(Frame::Fields { next, .. }) = self.frames.last_mut() {
+                        *next = after;
+                    }
+                    return Some(self.begin_field(index));
+                }
+                Frame::Struct { field, element } => {
+                    let (field, element) = (*field, *element);
+                    self.frames.pop();
+                    let at = self.at;
+                    return self.item(field, element, at, ItemKind::StructEnd).map(Ok);
+                }
+                Frame::Array { field, len, next } => {
+                    let field = *field;
+                    if *next >= *len {
+                        self.frames.pop();
+                        let at = self.at;
+                        return self.item(field, None, at, ItemKind::ArrayEnd).map(Ok);
+                    }
+                    let element = *next;
+                    *next = next.saturating_add(1);
+                    return Some(self.element(field, Some(element)));
+                }
+            }
+        }
+    }
+
+    /// The index after the field at `index` and its members.
+    fn after(&self, index: usize) -> Option<usize> {
+        let field = self.fields.get(index)?;
+        if field.is_struct() && field.members > 0 {
+            subtree_end(self.fields, index)
+        } else {
+            index.checked_add(1)
+        }
+    }
+
+    fn push(
+        &mut self,
+        index: usize,
+        element: Option<u32>,
+        frame: Frame,
+    ) -> Result<(), PayloadError> {
+        if self.frames.push(frame).is_err() {
+            let kind = PayloadErrorKind::Schema(SchemaError::TooDeep {
+                field: u16::try_from(index).unwrap_or(u16::MAX),
+            });
+            return Err(self.error(index, element, kind));
+        }
+        Ok(())
+    }
+
+    /// The first item of the field at `index`: its value, or the start of its array or
+    /// structure.
+    fn begin_field(&mut self, index: usize) -> Result<Item<'s, 'd, N>, PayloadError> {
+        let Some(field) = self.fields.get(index) else {
+            let kind = PayloadErrorKind::Schema(SchemaError::TooManyFields { count: index });
+            return Err(self.error(index, None, kind));
+        };
+        let start = self.at;
+        let len = match field.count {
+            Count::One => return self.element(index, None),
+            Count::Fixed(len) => Ok(u32::from(len)),
+            Count::FromField(names) => self.reference(names),
+            Count::Prefixed => self
+                .take(2)
+                .map(|(bytes, _)| u32::from(u16::from_le_bytes([byte(bytes, 0), byte(bytes, 1)]))),
+        };
+        let element_size = field.in_type.fixed_size(self.pointer_size);
+        let is_struct = field.is_struct();
+        let len = match len {
+            Ok(len) => len,
+            Err(kind) => return Err(self.error(index, None, kind)),
+        };
+        if let (Some(size), false) = (element_size, is_struct) {
+            let needed = u64::from(len).saturating_mul(u64::from(size));
+            if needed > u64::try_from(self.left()).unwrap_or(u64::MAX) {
+                let kind = PayloadErrorKind::CountTooLarge {
+                    count: u64::from(len),
+                    element_size: size,
+                    left: self.left(),
+                };
+                return Err(self.error(index, None, kind));
+            }
+        }
+        self.push(
+            index,
+            None,
+            Frame::Array {
+                field: index,
+                len,
+                next: 0,
+            },
+        )?;
+        self.item(index, None, start, ItemKind::ArrayStart { len })
+            .ok_or_else(|| self.error(index, None, PayloadErrorKind::ItemLimit))
+    }
+
+    /// One value of the field at `index`, or the start of one structure.
+    fn element(
+        &mut self,
+        index: usize,
+        element: Option<u32>,
+    ) -> Result<Item<'s, 'd, N>, PayloadError> {
+        let fields: &'s [FieldSchema<N>] = self.fields;
+        let Some(field) = fields.get(index) else {
+            let kind = PayloadErrorKind::Schema(SchemaError::TooManyFields { count: index });
+            return Err(self.error(index, element, kind));
+        };
+        let start = self.at;
+        if field.is_struct() {
+            self.push(
+                index,
+                element,
+                Frame::Struct {
+                    field: index,
+                    element,
+                },
+            )?;
+            let members = Frame::Fields {
+                next: index.saturating_add(1),
+                left: Some(field.members),
+            };
+            self.push(index, element, members)?;
+            return self
+                .item(index, element, start, ItemKind::StructStart)
+                .ok_or_else(|| self.error(index, element, PayloadErrorKind::ItemLimit));
+        }
+        match self.value(field) {
+            Ok(value) => {
+                if element.is_none() {
+                    if let Some(number) = value.as_u64() {
+                        self.remember(index, number);
+                    }
+                }
+                self.item(index, element, start, ItemKind::Value(value))
+                    .ok_or_else(|| self.error(index, element, PayloadErrorKind::ItemLimit))
+            }
+            Err(kind) => {
+                // The error's offset is where the value starts, not where reading it stopped.
+                self.at = start;
+                Err(self.error(index, element, kind))
+            }
+        }
+    }
+
+    /// How many units (characters or bytes) a string or binary value has, when the field
+    /// says: `None` for the type's natural length.
+    fn units(&mut self, length: Length) -> Result<Option<u32>, PayloadErrorKind> {
+        match length {
+            Length::Natural => Ok(None),
+            Length::Fixed(units) => Ok(Some(u32::from(units))),
+            Length::FromField(names) => self.reference(names).map(Some),
+            Length::Prefixed => Err(PayloadErrorKind::NeedsLength),
+        }
+    }
+
+    /// A `u16` byte count (little-endian unless `big_endian`), then that many bytes.
+    fn counted16(&mut self, big_endian: bool) -> Result<&'d [u8], PayloadErrorKind> {
+        let (count, _) = self.take(2)?;
+        let pair = [byte(count, 0), byte(count, 1)];
+        let len = if big_endian {
+            u16::from_be_bytes(pair)
+        } else {
+            u16::from_le_bytes(pair)
+        };
+        self.take(u64::from(len)).map(|(bytes, _)| bytes)
+    }
+
+    /// The bytes of a value whose length the field gives in bytes, from the data before it,
+    /// or from the schema.
+    fn sized_bytes(
+        &mut self,
+        field: &FieldSchema<N>,
+        unit: u64,
+    ) -> Result<Option<&'d [u8]>, PayloadErrorKind> {
+        if field.length == Length::Prefixed {
+            return self.counted16(false).map(Some);
+        }
+        match self.units(field.length)? {
+            None => Ok(None),
+            Some(units) => {
+                let len = u64::from(units).saturating_mul(unit);
+                self.take(len).map(|(bytes, _)| Some(bytes))
+            }
+        }
+    }
+
+    fn fixed<const LEN: usize>(&mut self) -> Result<[u8; LEN], PayloadErrorKind> {
+        let left = self.left();
+        let needed = u64::try_from(LEN).unwrap_or(u64::MAX);
+        let bytes = self
+            .rest()
+            .first_chunk::<LEN>()
+            .ok_or(PayloadErrorKind::TooShort { needed, left })?;
+        self.at = self.at.saturating_add(LEN);
+        Ok(*bytes)
+    }
+
+    fn pointer(&mut self) -> Result<u64, PayloadErrorKind> {
+        if self.pointer_size == 4 {
+            self.fixed::<4>().map(|b| u64::from(u32::from_le_bytes(b)))
+        } else {
+            self.fixed::<8>().map(u64::from_le_bytes)
+        }
+    }
+
+    /// Decodes one value of `field` at the current offset, moving past it.
+    fn value(&mut self, field: &FieldSchema<N>) -> Result<Value<'d>, PayloadErrorKind> {
+        Ok(match field.in_type {
+            InType::NULL => Value::Null,
+            InType::UNICODE_STRING => {
+                let bytes = match self.sized_bytes(field, 2)? {
+                    Some(bytes) => bytes,
+                    None => self.until_nul(2)?,
+                };
+                Value::Utf16(Utf16Str::split_nul_terminated(bytes).0)
+            }
+            InType::ANSI_STRING => {
+                let bytes = match self.sized_bytes(field, 1)? {
+                    Some(bytes) => bytes,
+                    None => self.until_nul(1)?,
+                };
+                Value::Ansi(before_nul(bytes))
+            }
+            InType::INT8 => Value::I8(i8::from_le_bytes(self.fixed()?)),
+            InType::UINT8 => {
+                let [value] = self.fixed::<1>()?;
+                Value::U8(value)
+            }
+            InType::INT16 => Value::I16(i16::from_le_bytes(self.fixed()?)),
+            InType::UINT16 => Value::U16(u16::from_le_bytes(self.fixed()?)),
+            InType::INT32 => Value::I32(i32::from_le_bytes(self.fixed()?)),
+            InType::UINT32 => Value::U32(u32::from_le_bytes(self.fixed()?)),
+            InType::INT64 => Value::I64(i64::from_le_bytes(self.fixed()?)),
+            InType::UINT64 => Value::U64(u64::from_le_bytes(self.fixed()?)),
+            InType::FLOAT => Value::F32(f32::from_le_bytes(self.fixed()?)),
+            InType::DOUBLE => Value::F64(f64::from_le_bytes(self.fixed()?)),
+            InType::BOOLEAN => Value::Bool(u32::from_le_bytes(self.fixed()?)),
+            InType::BINARY => match self.sized_bytes(field, 1)? {
+                Some(bytes) => Value::Binary(bytes),
+                None => return Err(PayloadErrorKind::NeedsLength),
+            },
+            InType::GUID => Value::Guid(Guid::from_bytes_le(self.fixed()?)),
+            InType::POINTER | InType::SIZET => Value::Pointer(self.pointer()?),
+            InType::FILETIME => Value::FileTime(u64::from_le_bytes(self.fixed()?)),
+            InType::SYSTEMTIME => Value::SystemTime(SystemTime::from_bytes(&self.fixed()?)),
+            InType::SID => Value::Sid(self.sid()?),
+            InType::WBEM_SID => {
+                let [a, b, c, d] =
+                    self.rest()
+                        .first_chunk::<4>()
+                        .copied()
+                        .ok_or(PayloadErrorKind::TooShort {
+                            needed: 4,
+                            left: self.left(),
+                        })?;
+                if u32::from_le_bytes([a, b, c, d]) == 0 {
+                    self.at = self.at.saturating_add(4);
+                    Value::NoSid
+                } else {
+                    // TOKEN_USER: the SID's pointer and its attributes, each pointer-sized.
+                    let token_user = u64::from(self.pointer_size).saturating_mul(2);
+                    let needed = token_user.saturating_add(8);
+                    let start = self.at;
+                    self.take(token_user)
+                        .map_err(|_| PayloadErrorKind::TooShort {
+                            needed,
+                            left: self.data.len().saturating_sub(start),
+                        })?;
+                    Value::Sid(self.sid()?)
+                }
+            }
+            InType::HEXINT32 => Value::HexInt32(u32::from_le_bytes(self.fixed()?)),
+            InType::HEXINT64 => Value::HexInt64(u64::from_le_bytes(self.fixed()?)),
+            InType::MANIFEST_COUNTED_STRING | InType::COUNTED_STRING => {
+                Value::Utf16(Utf16Str::from_le_bytes(self.counted16(false)?))
+            }
+            InType::REVERSED_COUNTED_STRING => {
+                Value::Utf16(Utf16Str::from_le_bytes(self.counted16(true)?))
+            }
+            InType::MANIFEST_COUNTED_ANSI_STRING | InType::COUNTED_ANSI_STRING => {
+                Value::Ansi(self.counted16(false)?)
+            }
+            InType::REVERSED_COUNTED_ANSI_STRING => Value::Ansi(self.counted16(true)?),
+            InType::MANIFEST_COUNTED_BINARY => Value::Binary(self.counted16(false)?),
+            InType::NON_NULL_TERMINATED_STRING => {
+                let rest = self.rest();
+                self.at = self.data.len();
+                Value::Utf16(Utf16Str::from_le_bytes(rest))
+            }
+            InType::NON_NULL_TERMINATED_ANSI_STRING => {
+                let rest = self.rest();
+                self.at = self.data.len();
+                Value::Ansi(rest)
+            }
+            InType::UNICODE_CHAR => Value::Char16(u16::from_le_bytes(self.fixed()?)),
+            InType::ANSI_CHAR => {
+                let [value] = self.fixed::<1>()?;
+                Value::Char8(value)
+            }
+            InType::HEXDUMP => {
+                let count = u32::from_le_bytes(self.fixed()?);
+                Value::Binary(self.take(u64::from(count))?.0)
+            }
+            other => return Err(PayloadErrorKind::UnknownInType(other)),
+        })
+    }
+
+    /// A SID at the current offset (8 bytes, then 4 per sub-authority, at most 15).
+    fn sid(&mut self) -> Result<Sid<'d>, PayloadErrorKind> {
+        let rest = self.rest();
+        let left = rest.len();
+        let count = rest
+            .get(1)
+            .copied()
+            .ok_or(PayloadErrorKind::TooShort { needed: 8, left })?;
+        if count > 15 {
+            return Err(PayloadErrorKind::SidTooLong {
+                sub_authorities: count,
+            });
+        }
+        let (sid, _) = Sid::from_prefix(rest).ok_or(PayloadErrorKind::TooShort {
+            needed: 8u64.saturating_add(u64::from(count).saturating_mul(4)),
+            left,
+        })?;
+        self.at = self.at.saturating_add(sid.byte_len());
+        Ok(sid)
+    }
+
+    /// The bytes of a NUL-terminated string of `unit`-byte characters, its NUL included.
+    fn until_nul(&mut self, unit: usize) -> Result<&'d [u8], PayloadErrorKind> {
+        let rest = self.rest();
+        let end = if unit == 2 {
+            rest.chunks_exact(2)
+                .position(|pair| pair == [0, 0])
+                .and_then(|units| units.checked_mul(2))
+        } else {
+            rest.iter().position(|byte| *byte == 0)
+        };
+        let end = end
+            .and_then(|end| end.checked_add(unit))
+            .ok_or(PayloadErrorKind::Unterminated { left: rest.len() })?;
+        self.take(u64::try_from(end).unwrap_or(u64::MAX))
+            .map(|(bytes, _)| bytes)
+    }
+}
+
+impl<'s, 'd, N> Iterator for PayloadDecoder<'s, 'd, N> {
+    type Item = Result<Item<'s, 'd, N>, PayloadError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.items_left == 0 {
+            if self.frames.is_empty() {
+                return None;
+            }
+            let field = self.current_field();
+            return Some(Err(self.error(field, None, PayloadErrorKind::ItemLimit)));
+        }
+        let item = self.step()?;
+        self.items_left = self.items_left.saturating_sub(1);
+        Some(item)
+    }
+}
+
+impl<N> PayloadDecoder<'_, '_, N> {
+    /// The field the walk is in, for an error that is not about one value.
+    fn current_field(&self) -> usize {
+        self.frames
+            .iter()
+            .rev()
+            .find_map(|frame| match *frame {
+                Frame::Array { field, .. } | Frame::Struct { field, .. } => Some(field),
+                Frame::Fields { .. } => None,
+            })
+            .unwrap_or(0)
+    }
+}
+
+impl<N> core::iter::FusedIterator for PayloadDecoder<'_, '_, N> {}
+
+fn byte(bytes: &[u8], at: usize) -> u8 {
+    bytes.get(at).copied().unwrap_or(0)
+}
+
+/// The bytes before the first NUL (all of them when there is none).
+fn before_nul(bytes: &[u8]) -> &[u8] {
+    let end = bytes
+        .iter()
+        .position(|byte| *byte == 0)
+        .unwrap_or(bytes.len());
+    bytes.get(..end).unwrap_or(bytes)
+}
