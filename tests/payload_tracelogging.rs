@@ -104,6 +104,21 @@ fn primitive_types_metadata_names_every_field() {
     );
 }
 
+/// string, boolean, char, int16, int32, uint16, uint32, int64, uint64, GUID prefix, DataLen.
+type BaselineRow = (
+    &'static str,
+    bool,
+    u8,
+    i16,
+    i32,
+    u16,
+    u32,
+    i64,
+    u64,
+    &'static str,
+    usize,
+);
+
 /// Each event's values against PerfView's baseline: the string, boolean, character and
 /// integers exactly; the GUID by the prefix the baseline prints; the dates to the hundredth.
 #[test]
@@ -113,7 +128,7 @@ fn primitive_types_values_match_perfview_baseline() {
     };
     // string, boolean, char, int16, int32, uint16, uint32, int64 (as the baseline prints
     // it), uint64, GUID prefix, data length
-    let baseline: [(&str, bool, u8, i16, i32, u16, u32, i64, u64, &str, usize); 5] = [
+    let baseline: [BaselineRow; 5] = [
         (
             "Mercury",
             false,
