@@ -492,7 +492,10 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
         let is_struct = field.is_struct();
         let len = match len {
             Ok(len) => len,
-            Err(kind) => return Err(self.error(index, None, kind)),
+            Err(kind) => {
+                self.at = start;
+                return Err(self.error(index, None, kind));
+            }
         };
         if let (Some(size), false) = (element_size, is_struct) {
             let needed = u64::from(len).saturating_mul(u64::from(size));
@@ -502,6 +505,8 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
                     element_size: size,
                     left: self.left(),
                 };
+                // The error's offset is where the field starts, its count included.
+                self.at = start;
                 return Err(self.error(index, None, kind));
             }
         }
