@@ -8,7 +8,7 @@
 use etw_classic::{wire::UtcDateTime, Event, Guid, HeaderType};
 
 use crate::etl::kind_name;
-use crate::facts::Facts;
+use etw_classic_decode::facts::Facts;
 
 /// The filters given on the command line; an empty list (or `None`) lets every event through.
 #[derive(Clone, Debug, Default)]

@@ -8,7 +8,6 @@
 pub mod assemble;
 pub mod etl;
 pub mod etl_args;
-mod facts;
 // `CliLayout::len` is the byte length of a struct's layout, which no layout has empty.
 #[allow(clippy::len_without_is_empty)]
 pub mod fields;

@@ -5,6 +5,7 @@
 //!
 //! | module | reads |
 //! |---|---|
+//! | [`facts`] | what an event's header says of it: provider or kernel group, ids, descriptor, bitness, payload, TraceLogging metadata |
 //! | [`schema`] | the owned schema every source yields: provider, event, task, opcode, level and keyword names, fields, value maps, where it came from |
 //!
 //! This crate needs the standard library (text, memory); it only wraps the core.
@@ -12,6 +13,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs, missing_debug_implementations)]
 
+pub mod facts;
 pub mod schema;
 
 pub use schema::{EventSchema, MapKind, Name, SchemaOrigin, SchemaSource, ValueMap};

@@ -37,7 +37,7 @@ use serde_json::{json, Value};
 
 use super::{EventContext, FileInfo, Format, Tally};
 use crate::etl::{dated_event_json, kind_name};
-use crate::facts::{Facts, Source};
+use etw_classic_decode::facts::{Facts, Source};
 
 /// The `pid` of the events whose header names no process.
 pub const NO_PROCESS: u32 = u32::MAX;

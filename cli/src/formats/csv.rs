@@ -16,8 +16,8 @@ use etw_classic::Event;
 
 use super::{EventContext, Format};
 use crate::etl::kind_name;
-use crate::facts::Facts;
 use crate::fields::hex;
+use etw_classic_decode::facts::Facts;
 
 /// The header row.
 pub const COLUMNS: [&str; 18] = [

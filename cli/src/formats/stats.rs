@@ -7,7 +7,7 @@ use etw_classic::{wire::UtcDateTime, Event};
 use serde_json::{json, Map, Value};
 
 use super::{EventContext, FileInfo, Format, Tally};
-use crate::facts::{Facts, Source};
+use etw_classic_decode::facts::{Facts, Source};
 
 /// What a file whose `BuffersWritten` is 0 gets as a note in a text report.
 const UNFLUSHED_NOTE: &str = "the logfile header's BuffersWritten is 0 (a session still running \

@@ -1,6 +1,6 @@
-//! What the filters, the CSV and Chrome formats and the statistics of `etwc etl` need to know
-//! of one event, read from its header once: who logged it, for which process and thread, and
-//! the numbers that say which event it is.
+//! What the outputs, the filters and the schema lookup need to know of one event, read from its
+//! header once: who logged it, for which process and thread, the numbers that say which event it
+//! is, its pointer size, and the TraceLogging metadata it carries.
 //!
 //! | header type | provider | process, thread | id, version, opcode, level, task, keyword |
 //! |---|---|---|---|
@@ -18,8 +18,8 @@
 use std::fmt;
 
 use etw_classic::{
-    wire::{EventTraceGroup, MessageGuid},
-    Event, EventKind, EventType, Guid,
+    wire::{EventHeaderFlags, EventTraceGroup, ExtendedPayload, MessageGuid, ProviderTraits},
+    Bitness, Event, EventKind, EventType, Guid,
 };
 
 /// Who logged an event: a provider GUID, or, for the kernel's version-first headers, the group
@@ -47,8 +47,11 @@ impl fmt::Display for Source {
 /// What one event's header says of it; `None` where its kind has no such member.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Facts<'a> {
+    /// Who logged it.
     pub source: Option<Source>,
+    /// `ProcessId` of the headers that have one.
     pub process_id: Option<u32>,
+    /// `ThreadId` of the headers that have one.
     pub thread_id: Option<u32>,
     /// `EVENT_DESCRIPTOR.Id`.
     pub event_id: Option<u16>,
@@ -58,7 +61,9 @@ pub struct Facts<'a> {
     pub opcode: Option<u8>,
     /// `EVENT_DESCRIPTOR.Level` or `Class.Level`.
     pub level: Option<u8>,
+    /// `EVENT_DESCRIPTOR.Task`.
     pub task: Option<u16>,
+    /// `EVENT_DESCRIPTOR.Keyword`.
     pub keyword: Option<u64>,
     /// `Class.Type` of a classic (`FULL_HEADER`, `INSTANCE`) event: `EVENT_TRACE_TYPE_START`
     /// and `EVENT_TRACE_TYPE_END` open and close a span.
@@ -67,6 +72,14 @@ pub struct Facts<'a> {
     /// `EVENT_HEADER` event (`None` when an extended item is malformed), a message's arguments,
     /// or the whole event for a kind that is not decoded.
     pub payload: Option<&'a [u8]>,
+    /// The pointer size the event was logged with: the `EVENT_HEADER`'s 32-bit flag, else the
+    /// `32`/`64` of its header type; `None` for the kinds that do not say.
+    pub bitness: Option<Bitness>,
+    /// The TraceLogging event metadata of an `EVENT_HEADER` event (extended item 11), as the
+    /// item holds it.
+    pub tracelogging_metadata: Option<&'a [u8]>,
+    /// The provider traits of an `EVENT_HEADER` event (extended item 12).
+    pub provider_traits: Option<ProviderTraits<'a>>,
 }
 
 impl<'a> Facts<'a> {
@@ -85,8 +98,23 @@ impl<'a> Facts<'a> {
                 facts.level = Some(descriptor.level.0);
                 facts.task = Some(descriptor.task);
                 facts.keyword = Some(descriptor.keyword);
+                facts.bitness = Some(if header.flags.contains(EventHeaderFlags::HEADER_32_BIT) {
+                    Bitness::Bits32
+                } else {
+                    Bitness::Bits64
+                });
                 let mut items = body.items();
-                for _ in items.by_ref() {}
+                for item in items.by_ref() {
+                    match item.map(|item| item.payload()) {
+                        Ok(Ok(ExtendedPayload::EventSchemaTl(metadata))) => {
+                            facts.tracelogging_metadata = Some(metadata);
+                        }
+                        Ok(Ok(ExtendedPayload::ProviderTraits(traits))) => {
+                            facts.provider_traits = Some(traits);
+                        }
+                        _ => {}
+                    }
+                }
                 facts.payload = items.user_data();
             }
             EventKind::Full { header, data } => {
@@ -120,6 +148,9 @@ impl<'a> Facts<'a> {
                 facts.payload = Some(args);
             }
             _ => facts.payload = Some(event.bytes),
+        }
+        if facts.bitness.is_none() {
+            facts.bitness = event.header_type.bitness();
         }
         facts
     }
