@@ -6,6 +6,8 @@
 //! | module | reads |
 //! |---|---|
 //! | [`facts`] | what an event's header says of it: provider or kernel group, ids, descriptor, bitness, payload, TraceLogging metadata |
+//! | [`registry`] | the schemas known for a trace, and each event's names and fields |
+//! | [`render`] | how a value is shown (the rules every output shares) and an event's fields as JSON |
 //! | [`schema`] | the owned schema every source yields: provider, event, task, opcode, level and keyword names, fields, value maps, where it came from |
 //!
 //! This crate needs the standard library (text, memory); it only wraps the core.
@@ -14,6 +16,9 @@
 #![deny(missing_docs, missing_debug_implementations)]
 
 pub mod facts;
+pub mod registry;
+pub mod render;
 pub mod schema;
 
+pub use registry::{Decoded, Registry, SchemaKey, Undecoded};
 pub use schema::{EventSchema, MapKind, Name, SchemaOrigin, SchemaSource, ValueMap};

@@ -1,0 +1,231 @@
+//! The schemas known for a trace, and the meaning of each of its events.
+//!
+//! A [`Registry`] holds the schemas given by the user (manifests, MOF text) and those it learns
+//! as the trace streams by; [`Registry::decode`] finds the schema of one event, by the rules of
+//! PAYLOADS.md §1:
+//!
+//! | event | schema looked up by |
+//! |---|---|
+//! | `EVENT_HEADER` with TraceLogging metadata (extended item 11) | the metadata itself, read in place; never the event id, which TraceLogging leaves 0 |
+//! | other `EVENT_HEADER` events | (provider GUID, `EVENT_DESCRIPTOR.Id`, `Version`): manifests, EventSource manifests, `EventInfo` |
+//! | classic `FULL_HEADER`/`INSTANCE` events | (event class GUID, `Class.Type`, `Class.Version`): MOF, `EventInfo` of a classic event |
+//!
+//! and gives the names (provider, event, task, opcode, level, keywords, process) and the fields.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use etw_classic::payload::{FieldSchema, TraceLoggingEvent};
+use etw_classic::{Bitness, Guid};
+
+use crate::facts::{Facts, Source};
+use crate::render::{fields_json, FieldsJson};
+use crate::schema::{EventSchema, Name, SchemaSource};
+
+/// What identifies an event's schema, as the sources key it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SchemaKey {
+    /// A manifest-based event: provider GUID, `EVENT_DESCRIPTOR.Id` and `Version`.
+    Descriptor {
+        /// `ProviderId`.
+        provider: Guid,
+        /// `EVENT_DESCRIPTOR.Id`.
+        id: u16,
+        /// `EVENT_DESCRIPTOR.Version`.
+        version: u8,
+    },
+    /// A classic (MOF) event: its event class GUID, `Class.Type` and `Class.Version`.
+    Classic {
+        /// The event class GUID (the header's `Guid`).
+        class: Guid,
+        /// `Class.Type`, the event type (opcode).
+        event_type: u8,
+        /// `Class.Version`.
+        version: u8,
+    },
+}
+
+impl SchemaKey {
+    /// The key of the event `facts` describe, for the kinds keyed this way.
+    pub fn of(facts: &Facts<'_>) -> Option<Self> {
+        let Some(Source::Provider(guid)) = facts.source else {
+            return None;
+        };
+        let version = u8::try_from(facts.version?).ok()?;
+        if facts.classic_type.is_some() {
+            Some(Self::Classic {
+                class: guid,
+                event_type: facts.opcode?,
+                version,
+            })
+        } else {
+            Some(Self::Descriptor {
+                provider: guid,
+                id: facts.event_id?,
+                version,
+            })
+        }
+    }
+}
+
+/// Why an event has no fields.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Undecoded {
+    /// No source described it: the key it was looked up by.
+    NoSchema(SchemaKey),
+    /// Its TraceLogging metadata could not be read.
+    BadMetadata(String),
+    /// A kind with no payload schema (WPP messages, whose descriptions live in PDBs; markers).
+    NotDescribable,
+}
+
+impl std::fmt::Display for Undecoded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::NoSchema(SchemaKey::Descriptor {
+                provider,
+                id,
+                version,
+            }) => write!(
+                f,
+                "no schema for provider {provider} event id {id} version {version}"
+            ),
+            Self::NoSchema(SchemaKey::Classic {
+                class,
+                event_type,
+                version,
+            }) => write!(
+                f,
+                "no schema for event class {class} type {event_type} version {version}"
+            ),
+            Self::BadMetadata(error) => f.write_str(error),
+            Self::NotDescribable => f.write_str("a kind that carries no payload schema"),
+        }
+    }
+}
+
+/// The meaning of one event: its names and its fields.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Decoded {
+    /// Which kind of source described it.
+    pub source: Option<SchemaSource>,
+    /// The provider's name.
+    pub provider_name: Option<String>,
+    /// The event's name, as TraceEvent forms it ([`EventSchema::display_name`]).
+    pub event_name: Option<String>,
+    /// The task's name.
+    pub task_name: Option<String>,
+    /// The opcode's name.
+    pub opcode_name: Option<String>,
+    /// The level's name.
+    pub level_name: Option<String>,
+    /// The keywords' names.
+    pub keyword_names: Vec<String>,
+    /// The fields (empty when none could be decoded), the error that stopped them, the bytes
+    /// left after them.
+    pub fields: FieldsJson,
+}
+
+/// The schemas a trace's events are decoded with.
+#[derive(Debug, Default)]
+pub struct Registry {
+    schemas: HashMap<SchemaKey, Arc<EventSchema>>,
+    processes: HashMap<u32, Name>,
+}
+
+impl Registry {
+    /// A registry that knows no schema.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds `schema` under `key`, replacing any schema already there (returned).
+    pub fn insert(&mut self, key: SchemaKey, schema: Arc<EventSchema>) -> Option<Arc<EventSchema>> {
+        self.schemas.insert(key, schema)
+    }
+
+    /// The schema under `key`.
+    pub fn get(&self, key: &SchemaKey) -> Option<&Arc<EventSchema>> {
+        self.schemas.get(key)
+    }
+
+    /// Every schema and its key, in no particular order.
+    pub fn schemas(&self) -> impl Iterator<Item = (&SchemaKey, &Arc<EventSchema>)> {
+        self.schemas.iter()
+    }
+
+    /// Names process `pid` (the image file name without folder or extension).
+    pub fn name_process(&mut self, pid: u32, name: Name) {
+        self.processes.insert(pid, name);
+    }
+
+    /// The name of process `pid`, if the trace named it.
+    pub fn process_name(&self, pid: u32) -> Option<&Name> {
+        self.processes.get(&pid)
+    }
+
+    /// The names and fields of the event `facts` describe, or why it has none.
+    pub fn decode(&self, facts: &Facts<'_>) -> Result<Decoded, Undecoded> {
+        let data = facts.payload.unwrap_or_default();
+        let bitness = facts.bitness.unwrap_or(Bitness::Bits64);
+        if let Some(metadata) = facts.tracelogging_metadata {
+            return decode_tracelogging(facts, metadata, data, bitness);
+        }
+        let key = SchemaKey::of(facts).ok_or(Undecoded::NotDescribable)?;
+        let schema = self.get(&key).ok_or(Undecoded::NoSchema(key))?;
+        Ok(decode_with(schema, data, bitness))
+    }
+}
+
+/// The names of `schema` and the fields of `data` decoded with it.
+pub fn decode_with(schema: &EventSchema, data: &[u8], bitness: Bitness) -> Decoded {
+    let text = |name: &Option<Name>| name.as_deref().map(str::to_owned);
+    Decoded {
+        source: Some(schema.origin.source),
+        provider_name: text(&schema.provider_name),
+        event_name: schema.display_name(),
+        task_name: text(&schema.task_name),
+        opcode_name: text(&schema.opcode_name),
+        level_name: text(&schema.level_name),
+        keyword_names: schema
+            .keyword_names
+            .iter()
+            .map(|name| name.to_string())
+            .collect(),
+        fields: fields_json(&schema.fields, |name| schema.map(name), data, bitness),
+    }
+}
+
+/// How many fields TraceLogging metadata may describe here; more is reported as an error.
+const TRACELOGGING_FIELDS: usize = 512;
+
+fn decode_tracelogging(
+    facts: &Facts<'_>,
+    metadata: &[u8],
+    data: &[u8],
+    bitness: Bitness,
+) -> Result<Decoded, Undecoded> {
+    let bad =
+        |error: etw_classic::payload::MetadataError| Undecoded::BadMetadata(error.to_string());
+    let event = TraceLoggingEvent::parse(metadata).map_err(bad)?;
+    let fields: Vec<FieldSchema<&str>> = event.fields().collect::<Result<_, _>>().map_err(bad)?;
+    if fields.len() > TRACELOGGING_FIELDS {
+        return Err(Undecoded::BadMetadata(format!(
+            "TraceLogging metadata describes {} fields, more than {TRACELOGGING_FIELDS}",
+            fields.len()
+        )));
+    }
+    etw_classic::payload::check_fields(&fields)
+        .map_err(|error| Undecoded::BadMetadata(format!("TraceLogging metadata: {error}")))?;
+    let provider = facts
+        .provider_traits
+        .and_then(|traits| traits.name_str())
+        .map(str::to_owned);
+    Ok(Decoded {
+        source: Some(SchemaSource::TraceLogging),
+        provider_name: provider,
+        event_name: Some(event.name.to_owned()),
+        fields: fields_json(&fields, |_| None, data, bitness),
+        ..Decoded::default()
+    })
+}
