@@ -270,7 +270,7 @@ pub struct PayloadDecoder<'s, 'd, N> {
     /// overwritten first.
     recent: [(u16, u64); RECENT],
     recent_next: usize,
-    recent_len: usize,
+    /// Array elements still allowed (see [`PayloadErrorKind::ItemLimit`]).
     items_left: usize,
     failed: bool,
 }
@@ -297,7 +297,6 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
             frames,
             recent: [(u16::MAX, 0); RECENT],
             recent_next: 0,
-            recent_len: 0,
             items_left: data.len().saturating_mul(8).max(1 << 16),
             failed: false,
         }
@@ -346,23 +345,26 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
         if let Some(slot) = self.recent.get_mut(self.recent_next) {
             *slot = (field, value);
         }
-        self.recent_next = self.recent_next.saturating_add(1) % RECENT;
-        self.recent_len = self.recent_len.saturating_add(1).min(RECENT);
+        self.recent_next = self.recent_next.wrapping_add(1) & (RECENT - 1);
     }
 
     /// The latest value of field `names`, as a count or length.
     fn reference(&self, names: u16) -> Result<u32, PayloadErrorKind> {
-        let newest_first = (1..=self.recent_len)
-            .map(|back| (self.recent_next.saturating_add(RECENT).saturating_sub(back)) % RECENT);
-        for slot in newest_first {
-            if let Some(&(field, value)) = self.recent.get(slot) {
-                if field == names {
-                    return u32::try_from(value)
-                        .map_err(|_| PayloadErrorKind::ReferenceTooLarge { names, value });
-                }
-            }
+        // Newest first: the slots before `recent_next`, then those from the end back to it.
+        let (latest, wrapped) = self
+            .recent
+            .split_at_checked(self.recent_next)
+            .unwrap_or((&self.recent, &[]));
+        let found = latest
+            .iter()
+            .rev()
+            .chain(wrapped.iter().rev())
+            .find(|(field, _)| *field == names);
+        match found {
+            Some(&(_, value)) => u32::try_from(value)
+                .map_err(|_| PayloadErrorKind::ReferenceTooLarge { names, value }),
+            None => Err(PayloadErrorKind::MissingReference { names }),
         }
-        Err(PayloadErrorKind::MissingReference { names })
     }
 
     /// Takes `len` bytes at the current offset.
@@ -407,17 +409,24 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
                             continue;
                         }
                         Some(left) => *left = left.saturating_sub(1),
-                        None if index >= self.fields.len() => {
-                            self.frames.pop();
-                            continue;
-                        }
                         None => {}
                     }
+                    let fields: &'s [FieldSchema<N>] = self.fields;
+                    let Some(field) = fields.get(index) else {
+                        // The top level ends with the schema. (A structure's members cannot
+                        // run past it: `after` checked that before its frame was pushed.)
+                        self.frames.pop();
+                        continue;
+                    };
+                    if !field.is_struct() && field.count == Count::One {
+                        // The common case, a field of one value: no frame to push.
+                        *next = index.saturating_add(1);
+                        return Some(self.element(index, None));
+                    }
                     let Some(after) = self.after(index) else {
-                        let members = self.fields.get(index).map_or(0, |field| field.members);
                         let kind = PayloadErrorKind::Schema(SchemaError::MembersPastEnd {
                             field: u16::try_from(index).unwrap_or(u16::MAX),
-                            members,
+                            members: field.members,
                         });
                         return Some(Err(self.error(index, None, kind)));
                     };
@@ -441,6 +450,11 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
                     }
                     let element = *next;
                     *next = next.saturating_add(1);
+                    if self.items_left == 0 {
+                        let kind = PayloadErrorKind::ItemLimit;
+                        return Some(Err(self.error(field, Some(element), kind)));
+                    }
+                    self.items_left = self.items_left.saturating_sub(1);
                     return Some(self.element(field, Some(element)));
                 }
             }
@@ -555,13 +569,19 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
         }
         match self.value(field) {
             Ok(value) => {
-                if element.is_none() {
+                if element.is_none() && field.in_type.is_integer() {
                     if let Some(number) = value.as_u64() {
                         self.remember(index, number);
                     }
                 }
-                self.item(index, element, start, ItemKind::Value(value))
-                    .ok_or_else(|| self.error(index, element, PayloadErrorKind::ItemLimit))
+                Ok(Item {
+                    field,
+                    index: u16::try_from(index).unwrap_or(u16::MAX),
+                    element,
+                    offset: start,
+                    bytes: self.data.get(start..self.at).unwrap_or_default(),
+                    kind: ItemKind::Value(value),
+                })
             }
             Err(kind) => {
                 // The error's offset is where the value starts, not where reading it stopped.
@@ -636,20 +656,14 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
     fn value(&mut self, field: &FieldSchema<N>) -> Result<Value<'d>, PayloadErrorKind> {
         Ok(match field.in_type {
             InType::NULL => Value::Null,
-            InType::UNICODE_STRING => {
-                let bytes = match self.sized_bytes(field, 2)? {
-                    Some(bytes) => bytes,
-                    None => self.until_nul(2)?,
-                };
-                Value::Utf16(Utf16Str::split_nul_terminated(bytes).0)
-            }
-            InType::ANSI_STRING => {
-                let bytes = match self.sized_bytes(field, 1)? {
-                    Some(bytes) => bytes,
-                    None => self.until_nul(1)?,
-                };
-                Value::Ansi(before_nul(bytes))
-            }
+            InType::UNICODE_STRING => match self.sized_bytes(field, 2)? {
+                Some(bytes) => Value::Utf16(Utf16Str::split_nul_terminated(bytes).0),
+                None => Value::Utf16(Utf16Str::from_le_bytes(self.until_nul(2)?)),
+            },
+            InType::ANSI_STRING => match self.sized_bytes(field, 1)? {
+                Some(bytes) => Value::Ansi(before_nul(bytes)),
+                None => Value::Ansi(self.until_nul(1)?),
+            },
             InType::INT8 => Value::I8(i8::from_le_bytes(self.fixed()?)),
             InType::UINT8 => {
                 let [value] = self.fixed::<1>()?;
@@ -755,52 +769,31 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
         Ok(sid)
     }
 
-    /// The bytes of a NUL-terminated string of `unit`-byte characters, its NUL included.
+    /// The text of a NUL-terminated string of `unit`-byte characters, without its NUL;
+    /// moves past the NUL.
     fn until_nul(&mut self, unit: usize) -> Result<&'d [u8], PayloadErrorKind> {
         let rest = self.rest();
         let end = if unit == 2 {
             rest.chunks_exact(2)
-                .position(|pair| pair == [0, 0])
+                .position(|pair| matches!(pair, [0, 0]))
                 .and_then(|units| units.checked_mul(2))
         } else {
             rest.iter().position(|byte| *byte == 0)
         };
-        let end = end
-            .and_then(|end| end.checked_add(unit))
-            .ok_or(PayloadErrorKind::Unterminated { left: rest.len() })?;
-        self.take(u64::try_from(end).unwrap_or(u64::MAX))
-            .map(|(bytes, _)| bytes)
+        let Some((text, _)) = end.and_then(|end| rest.split_at_checked(end)) else {
+            return Err(PayloadErrorKind::Unterminated { left: rest.len() });
+        };
+        self.at = self.at.saturating_add(text.len()).saturating_add(unit);
+        Ok(text)
     }
 }
 
 impl<'s, 'd, N> Iterator for PayloadDecoder<'s, 'd, N> {
     type Item = Result<Item<'s, 'd, N>, PayloadError>;
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        if self.items_left == 0 {
-            if self.frames.is_empty() {
-                return None;
-            }
-            let field = self.current_field();
-            return Some(Err(self.error(field, None, PayloadErrorKind::ItemLimit)));
-        }
-        let item = self.step()?;
-        self.items_left = self.items_left.saturating_sub(1);
-        Some(item)
-    }
-}
-
-impl<N> PayloadDecoder<'_, '_, N> {
-    /// The field the walk is in, for an error that is not about one value.
-    fn current_field(&self) -> usize {
-        self.frames
-            .iter()
-            .rev()
-            .find_map(|frame| match *frame {
-                Frame::Array { field, .. } | Frame::Struct { field, .. } => Some(field),
-                Frame::Fields { .. } => None,
-            })
-            .unwrap_or(0)
+        self.step()
     }
 }
 
