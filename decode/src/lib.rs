@@ -7,6 +7,7 @@
 //! |---|---|
 //! | [`schema`] | the owned schema every source yields: provider, event, task, opcode, level and keyword names, fields, value maps, where it came from |
 //! | [`manifest`] | instrumentation manifests (`.man` XML), given by the user or written into the stream by EventSource |
+//! | [`mof`] | classic MOF text: provider, event and event type classes with their qualifiers |
 //!
 //! This crate needs the standard library (text, memory); it only wraps the core.
 
@@ -14,6 +15,7 @@
 #![deny(missing_docs, missing_debug_implementations)]
 
 pub mod manifest;
+pub mod mof;
 pub mod schema;
 
 pub use schema::{EventSchema, MapKind, Name, SchemaOrigin, SchemaSource, ValueMap};
