@@ -29,7 +29,7 @@
 //!
 //! Names: the provider is its class's `DisplayName` qualifier, else its class name; the task
 //! is the event class's `DisplayName`, else its class name without a version suffix (`_V2`),
-//! the convention "rename the previous version to <classname>_Vn"; the opcode is the event
+//! the convention "rename the previous version to `<classname>_Vn`"; the opcode is the event
 //! type's `EventTypeName`. The kernel's `Process_V2` (`DisplayName("Process")`) thus gives
 //! `Process/Start`, as TraceEvent names the kernel's events.
 //!
