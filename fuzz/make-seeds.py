@@ -11,6 +11,9 @@ plain_lz77 seeds are the MS-XCA examples and a few streams built by hand from it
 lznt1 and xpress_huffman seeds are the MS-XCA examples of those formats and the small streams of
 tests/data/compression-vectors.json, made by independent compressors.
 
+The manifest_xml and mof_text seeds are small manifests and MOF texts that use every part their
+parsers read, and copies of them with each fault the parsers report.
+
 The kernel_headers seeds are system, compact, perfinfo and message events built from
 ../shared/reference/EVENT-HEADERS.md, with and without room for the extra words and optional
 fields their headers announce, and a buffer of all of them.
@@ -1020,6 +1023,139 @@ def perfview_time_order_seeds(traces):
     return seeds
 
 
+SMALL_MANIFEST = """<instrumentationManifest xmlns="http://schemas.microsoft.com/win/2004/08/events">
+ <instrumentation><events>
+  <provider name="Small" guid="{01020304-0506-0708-090a-0b0c0d0e0f10}">
+   <tasks><task name="Work" value="1" message="$(string.task.Work)">
+    <opcodes><opcode name="Step" value="10"/></opcodes></task></tasks>
+   <opcodes><opcode name="Tick" value="11"/></opcodes>
+   <levels><level name="Chatty" value="16"/></levels>
+   <keywords><keyword name="Main" mask="0x1"/><keyword name="Side" mask="0x2"/></keywords>
+   <templates>
+    <template tid="T">
+     <data name="Count" inType="win:UInt16"/>
+     <data name="Items" inType="win:UInt32" count="Count" map="M"/>
+     <data name="Blob" inType="win:Binary" length="Count" outType="xs:hexBinary"/>
+     <struct name="Pairs" count="2">
+      <data name="Key" inType="win:UnicodeString"/>
+      <data name="Flags" inType="win:UInt8" map="B"/>
+      <struct name="Inner" count="Count"><data name="Size" inType="trace:SizeT"/></struct>
+     </struct>
+     <data name="When" inType="win:FILETIME" outType="xs:dateTime"/>
+     <data name="Who" inType="win:SID"/>
+     <data name="Name" inType="win:AnsiString" length="8"/>
+    </template>
+   </templates>
+   <maps>
+    <valueMap name="M"><map value="0x1" message="$(string.one)"/><map value="2" message="two"/></valueMap>
+    <bitMap name="B"><map value="0x1" message="$(string.one)"/><map value="0x" message="none"/></bitMap>
+   </maps>
+   <events>
+    <event value="1" version="2" task="Work" opcode="Step" level="Chatty" keywords="Main Side" template="T" symbol="One"/>
+    <event value="2" opcode="Tick" level="win:Verbose" keywords="win:ResponseTime"/>
+    <event value="3" task="Work" opcode="win:Stop" template="T" message="$(string.three)"/>
+   </events>
+  </provider>
+ </events></instrumentation>
+ <localization><resources culture="en-US"><stringTable>
+  <string id="task.Work" value="Working"/><string id="one" value="One"/><string id="three" value="%1 items"/>
+ </stringTable></resources></localization>
+</instrumentationManifest>
+"""
+
+
+def manifest_xml_seeds():
+    """Small manifests: one that uses every part the parser reads (task-local opcodes, levels,
+    keywords, counts and lengths by name and number, nested structures, value and bit maps,
+    the string table), the same in UTF-16 with byte order marks, and each fault the parser
+    reports (a missing template, a count naming nothing, an unknown type, a duplicate event,
+    structures nested too deep, broken XML, not a manifest)."""
+    small = SMALL_MANIFEST
+    seeds = [small.encode(), b"\xff\xfe" + small.encode("utf-16-le"),
+             b"\xfe\xff" + small.encode("utf-16-be"), b"\xef\xbb\xbf" + small.encode()]
+    faults = [
+        ('template="T" symbol', 'template="Gone" symbol'),
+        ('count="Count" map', 'count="Nothing" map'),
+        ('inType="win:UInt32"', 'inType="win:UInt33"'),
+        ('<event value="2"', '<event value="1" version="2"'),
+        ('length="Count" outType', 'outType'),
+        ('$(string.one)"/><map value="2"', '$(string.missing)"/><map value="2"'),
+        ('<data name="Count" inType="win:UInt16"/>', '<data name="Count" inType="win:Double"/>'),
+        ("</template>", "</templat>"),
+    ]
+    for old, new in faults:
+        seeds.append(small.replace(old, new, 1).encode())
+    deep = "".join('<struct name="S%d">' % n for n in range(10))
+    deep += '<data name="X" inType="win:UInt8"/>' + "</struct>" * 10
+    seeds.append(small.replace("<template tid=\"T\">", "<template tid=\"T\">" + deep, 1).encode())
+    seeds.append(b"<root/>")
+    seeds.append(b"")
+    return seeds
+
+
+SMALL_MOF = """#pragma namespace("\\\\\\\\.\\\\root\\\\wmi")
+// A provider, two versions of an event class and their event type classes.
+[Dynamic, Guid("{01234567-89ab-cdef-0123-456789abcdef}"), DisplayName("Firmware")]
+class Firmware : EventTrace { [Values{"Off", "On"}, ValueMap{"0", "1"}] uint32 Level; };
+[Guid("{11111111-2222-3333-4444-555555555555}"), EventVersion(0)]
+class Boot_V0 : Firmware {};
+[EventType(1), EventTypeName("Stage")] class Boot_V0_Stage : Boot_V0 { [WmiDataId(1)] uint8 Stage; };
+[Dynamic: ToInstance, Guid("{11111111-2222-3333-4444-555555555555}"), DisplayName("Boot") : amended]
+class Boot : Firmware {};
+/* Every property kind. */
+[EventType{1, 2, 3}, EventTypeName{"Stage", "Done", "Fail"}]
+class Boot_Stage : Boot
+{
+    [WmiDataId(1), ValueMap{"0x1", "0x2"}, Values{"Rom", "Loader"}] uint32 Stage;
+    [WmiDataId(2), ValueType("flag"), ValueMap{"1", "2"}, Values{"Warm" "Start", "Safe"}] uint32 Flags;
+    [WmiDataId(3), BitMap{"0", "3"}, BitValues{"A", "D"}] uint16 Lanes;
+    [WmiDataId(4)] uint16 NameLength;
+    [WmiDataId(5), WmiSizeIs("NameLength")] char16 Name[];
+    [WmiDataId(6), WmiSizeIs("NameLength")] uint32 Values[];
+    [WmiDataId(7), MAX(16)] uint8 Digest[];
+    [WmiDataId(8), Format("s")] uint8 Tag[8];
+    [WmiDataId(9), StringTermination("Counted"), Format("w")] string Note;
+    [WmiDataId(10), Extension("SizeT")] object Size;
+    [WmiDataId(11), Extension("WmiTime")] object When;
+    [WmiDataId(12), Extension("IPAddrV6")] object Peer;
+    [WmiDataId(13), Extension("Port")] object Port;
+    [WmiDataId(14), Extension("Sid")] object User;
+    [WmiDataId(15), Pointer, Format("x")] uint32 Address;
+    [WmiDataId(16)] real64 Ratio;
+    [WmiDataId(17), StringTermination("NotCounted")] string Rest;
+};
+instance of __Win32Provider { Name = "Ignored"; };
+"""
+
+
+def mof_text_seeds():
+    """Small MOF texts: one that uses every part the parser reads (pragmas, comments, flavors,
+    versions, maps, sizes, extensions, string kinds, an instance), and each fault the parser
+    reports (a WmiDataId gap and repeat, an unknown type and extension, WmiSizeIs naming
+    nothing, an unterminated comment and string, an undefined parent, an inheritance loop, a
+    duplicate event)."""
+    small = SMALL_MOF
+    seeds = [small.encode()]
+    faults = [
+        ("[WmiDataId(3),", "[WmiDataId(33),"),
+        ("[WmiDataId(4)]", "[WmiDataId(3)]"),
+        ("real64 Ratio", "real65 Ratio"),
+        ('Extension("Port")', 'Extension("Harbour")'),
+        ('WmiSizeIs("NameLength")] char16', 'WmiSizeIs("Nothing")] char16'),
+        ("/* Every property kind. */", "/* Every property kind."),
+        ('"Fail"}', '"Fail}'),
+        ("class Boot : Firmware", "class Boot : Hardware"),
+        ("class Boot_V0 : Firmware", "class Boot_V0 : Boot_V0_Stage"),
+        ("EventType{1, 2, 3}", "EventType{1, 1, 3}"),
+        ("uint8 Tag[8];", "uint8 Tag[8]"),
+    ]
+    for old, new in faults:
+        seeds.append(small.replace(old, new, 1).encode())
+    seeds.append(b"class A : EventTrace {")
+    seeds.append(b"")
+    return seeds
+
+
 def write_corpus(target, seeds, prefix="seed-"):
     directory = CORPUS / target
     directory.mkdir(parents=True, exist_ok=True)
@@ -1070,6 +1206,8 @@ def main():
     write_corpus("kernel_headers", kernel_headers_seeds())
     # The streaming reader is compared with the in-memory one on the same files.
     write_corpus("etl_stream", etl_reader_seeds())
+    write_corpus("manifest_xml", manifest_xml_seeds())
+    write_corpus("mof_text", mof_text_seeds())
     if traces is not None:
         write_corpus("event_header", perfview_event_header_seeds(traces), prefix="perfview-")
         walk, files, streams = perfview_seeds(traces)

@@ -9,6 +9,8 @@
 //! | [`registry`] | the schemas known for a trace, and each event's names and fields |
 //! | [`render`] | how a value is shown (the rules every output shares) and an event's fields as JSON |
 //! | [`schema`] | the owned schema every source yields: provider, event, task, opcode, level and keyword names, fields, value maps, where it came from |
+//! | [`manifest`] | instrumentation manifests (`.man` XML), given by the user or written into the stream by EventSource |
+//! | [`mof`] | classic MOF text: provider, event and event type classes with their qualifiers |
 //!
 //! This crate needs the standard library (text, memory); it only wraps the core.
 
@@ -16,6 +18,8 @@
 #![deny(missing_docs, missing_debug_implementations)]
 
 pub mod facts;
+pub mod manifest;
+pub mod mof;
 pub mod registry;
 pub mod render;
 pub mod schema;

@@ -4,9 +4,13 @@
 //!
 //! Each check computes what the rules say the library must give, with [`model`], then compares
 //! it with what the library gives, and panics (a fuzzing finding) on any difference.
+//!
+//! The laws of the schema parsers of text, which `manifest_xml` and `mof_text` share, are in
+//! [`schema_text`].
 
 pub mod decompressor;
 pub mod model;
+pub mod schema_text;
 
 use etw_classic::{
     read::{DeliveredEvent, InstanceKey, InstanceNode, InstanceTreeFull},
