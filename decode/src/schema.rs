@@ -4,7 +4,7 @@
 //! event, TraceLogging metadata, the kernel's tables) turns what it reads into [`EventSchema`]s;
 //! nothing downstream knows which source a schema came from except through its
 //! [`origin`](EventSchema::origin). The fields are the core's
-//! [`FieldSchema`](etw_classic::payload::FieldSchema) with owned names, in the core's preorder,
+//! [`FieldSchema`] with owned names, in the core's preorder,
 //! so that the core's decoder walks any event with them.
 
 use std::fmt;
