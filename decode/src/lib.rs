@@ -24,5 +24,5 @@ pub mod registry;
 pub mod render;
 pub mod schema;
 
-pub use registry::{Decoded, Registry, SchemaKey, Undecoded};
+pub use registry::{Decoded, Registry, SchemaFile, SchemaKey, Undecoded};
 pub use schema::{EventSchema, MapKind, Name, SchemaOrigin, SchemaSource, ValueMap};

@@ -130,7 +130,41 @@ pub struct Decoded {
 #[derive(Debug, Default)]
 pub struct Registry {
     schemas: HashMap<SchemaKey, Arc<EventSchema>>,
+    /// Classic schemas that hold for every version of their event type: MOF classes without
+    /// an `EventVersion` ("the latest version", Microsoft's MOF documentation), keyed by
+    /// (class GUID, event type).
+    any_version: HashMap<(Guid, u8), Arc<EventSchema>>,
     processes: HashMap<u32, Name>,
+}
+
+/// Which source wins when two describe the same event: what the user gives, then what the
+/// trace says of itself, then what is built in.
+const fn precedence(source: SchemaSource) -> u8 {
+    match source {
+        SchemaSource::Manifest | SchemaSource::Mof => 3,
+        SchemaSource::EventSourceManifest | SchemaSource::TraceLogging => 2,
+        SchemaSource::EventInfo => 1,
+        _ => 0,
+    }
+}
+
+/// Which kind of file a path given for schemas is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SchemaFile {
+    /// An instrumentation manifest (`.man`, `.xml`).
+    Manifest,
+    /// Classic MOF text (`.mof`).
+    Mof,
+}
+
+impl SchemaFile {
+    /// The extensions a folder's files of this kind have.
+    const fn extensions(self) -> &'static [&'static str] {
+        match self {
+            Self::Manifest => &["man", "xml"],
+            Self::Mof => &["mof"],
+        }
+    }
 }
 
 impl Registry {
@@ -139,14 +173,140 @@ impl Registry {
         Self::default()
     }
 
-    /// Adds `schema` under `key`, replacing any schema already there (returned).
-    pub fn insert(&mut self, key: SchemaKey, schema: Arc<EventSchema>) -> Option<Arc<EventSchema>> {
-        self.schemas.insert(key, schema)
+    /// Adds `schema` under `key` unless a schema of a source that takes precedence is there
+    /// already (the user's files, then the trace's own descriptions, then what is built in);
+    /// says whether it was added.
+    pub fn insert(&mut self, key: SchemaKey, schema: Arc<EventSchema>) -> bool {
+        match self.schemas.get(&key) {
+            Some(known) if precedence(known.origin.source) > precedence(schema.origin.source) => {
+                false
+            }
+            _ => {
+                self.schemas.insert(key, schema);
+                true
+            }
+        }
     }
 
-    /// The schema under `key`.
+    /// The schema under `key`; for a classic key with no schema of its version, the schema of
+    /// its event type that holds for every version.
     pub fn get(&self, key: &SchemaKey) -> Option<&Arc<EventSchema>> {
-        self.schemas.get(key)
+        self.schemas.get(key).or_else(|| match *key {
+            SchemaKey::Classic {
+                class, event_type, ..
+            } => self.any_version.get(&(class, event_type)),
+            SchemaKey::Descriptor { .. } => None,
+        })
+    }
+
+    /// Loads every schema of the manifest `text` (`place` names it in errors); returns how
+    /// many events it describes.
+    ///
+    /// # Errors
+    /// What the manifest parser found wrong, at its line and column.
+    pub fn load_manifest(&mut self, text: &str, place: &str) -> Result<usize, String> {
+        let manifest =
+            crate::manifest::parse_manifest(text, place).map_err(|error| error.to_string())?;
+        Ok(self.add_manifest(&manifest))
+    }
+
+    /// Adds the events of a parsed manifest; returns how many.
+    pub fn add_manifest(&mut self, manifest: &crate::manifest::Manifest) -> usize {
+        let mut added = 0;
+        for provider in &manifest.providers {
+            for (&(id, version), event) in &provider.events {
+                let key = SchemaKey::Descriptor {
+                    provider: provider.guid,
+                    id,
+                    version,
+                };
+                added += usize::from(self.insert(key, Arc::new(event.schema.clone())));
+            }
+        }
+        added
+    }
+
+    /// Loads every event type of the MOF `text` (`place` names it in errors); returns how many.
+    ///
+    /// # Errors
+    /// What the MOF parser found wrong, at its line and column.
+    pub fn load_mof(&mut self, text: &str, place: &str) -> Result<usize, String> {
+        let mof = crate::mof::parse_mof(text, place).map_err(|error| error.to_string())?;
+        let mut added = 0;
+        for (key, event) in &mof.events {
+            let schema = Arc::new(event.schema.clone());
+            match key.version.map(u8::try_from) {
+                Some(Ok(version)) => {
+                    let key = SchemaKey::Classic {
+                        class: key.guid,
+                        event_type: key.event_type,
+                        version,
+                    };
+                    added += usize::from(self.insert(key, schema));
+                }
+                // A version no header can carry (Class.Version is one byte) describes nothing.
+                Some(Err(_)) => {}
+                None => {
+                    self.any_version.insert((key.guid, key.event_type), schema);
+                    added += 1;
+                }
+            }
+        }
+        Ok(added)
+    }
+
+    /// Loads the schemas of `path`: a file of `kind`, or a folder whose files of that kind
+    /// (by extension, in name order) are each loaded. Returns how many events were added.
+    ///
+    /// # Errors
+    /// A path that cannot be read, a file that is not UTF-8 (a manifest may also be UTF-16
+    /// with a byte order mark), or what its parser found wrong: each names the file.
+    pub fn load_path(&mut self, path: &std::path::Path, kind: SchemaFile) -> Result<usize, String> {
+        let cannot = |error: std::io::Error| format!("cannot read {}: {error}", path.display());
+        if path.is_dir() {
+            let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(path)
+                .map_err(cannot)?
+                .filter_map(Result::ok)
+                .map(|entry| entry.path())
+                .filter(|file| {
+                    file.extension()
+                        .and_then(|extension| extension.to_str())
+                        .is_some_and(|extension| {
+                            kind.extensions()
+                                .iter()
+                                .any(|known| extension.eq_ignore_ascii_case(known))
+                        })
+                })
+                .collect();
+            files.sort();
+            if files.is_empty() {
+                return Err(format!(
+                    "{} holds no {} file",
+                    path.display(),
+                    kind.extensions().join(" or .")
+                ));
+            }
+            let mut added = 0;
+            for file in files {
+                added += self.load_path(&file, kind)?;
+            }
+            return Ok(added);
+        }
+        let bytes = std::fs::read(path).map_err(cannot)?;
+        let place = path.display().to_string();
+        match kind {
+            SchemaFile::Manifest => {
+                let manifest =
+                    crate::manifest::parse_manifest_bytes(&bytes, &place, SchemaSource::Manifest)
+                        .map_err(|error| error.to_string())?;
+                Ok(self.add_manifest(&manifest))
+            }
+            SchemaFile::Mof => {
+                let text = std::str::from_utf8(&bytes)
+                    .map_err(|error| format!("{place}: not UTF-8 text ({error})"))?;
+                self.load_mof(text, &place)
+            }
+        }
     }
 
     /// Every schema and its key, in no particular order.
