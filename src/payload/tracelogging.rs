@@ -114,8 +114,8 @@ impl core::error::Error for MetadataError {}
 ///
 /// ```
 /// use etw_classic::payload::{InType, TraceLoggingEvent};
-/// // Size 18, tag byte 0, "Ping\0", then "n\0" UINT32 and "s\0" ANSISTRING.
-/// let metadata = b"\x12\x00\x00Ping\x00n\x00\x08s\x00\x02";
+/// // Size 14, tag byte 0, "Ping\0", then "n\0" UINT32 and "s\0" ANSISTRING.
+/// let metadata = b"\x0e\x00\x00Ping\x00n\x00\x08s\x00\x02";
 /// let event = TraceLoggingEvent::parse(metadata)?;
 /// assert_eq!(event.name, "Ping");
 /// let fields: heapless::Vec<_, 8> = event.collect_fields()?;
