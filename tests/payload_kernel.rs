@@ -939,3 +939,67 @@ fn net_4_5_2_x86_values_agree_with_perfviews_baseline() {
         ],
     );
 }
+
+/// The size of an event whose fields all have fixed sizes, for a logger whose pointers are
+/// `pointer_size` bytes; `None` when a field's size depends on the data.
+fn fixed_size(event: &kernel::KernelEvent, pointer_size: u8) -> Option<u64> {
+    use etw_classic::payload::{InType, Length};
+    event.fields.iter().try_fold(0u64, |total, field| {
+        let size = match (field.in_type, field.length) {
+            (InType::BINARY, Length::Fixed(bytes)) => u64::from(bytes),
+            (InType::UNICODE_STRING, Length::Fixed(units)) => 2 * u64::from(units),
+            (in_type, _) => u64::from(in_type.fixed_size(pointer_size)?),
+        };
+        let count = match field.count {
+            etw_classic::payload::Count::One => 1,
+            etw_classic::payload::Count::Fixed(count) => u64::from(count),
+            _ => return None,
+        };
+        Some(total + size * count)
+    })
+}
+
+/// The sizes of fixed-size events on 32- and 64-bit loggers agree with the length checks of
+/// PerfView's `KernelTraceEventParser.cs`, `Debug.Assert(!(Version == v && EventDataLength !=
+/// HostOffset(n, pointers)))`, where `HostOffset(n, pointers) = n + (PointerSize - 4) *
+/// pointers`: an independent statement of where each event's pointers are, for pointer sizes
+/// the traces hold no kernel event of (their kernel events are 64-bit but for two).
+#[test]
+fn fixed_sizes_agree_with_perfviews_length_checks() {
+    use kernel::{FILE_IO, PERF_INFO, PROCESS, SYSTEM_CONFIG, TCP_IP, THREAD, UDP_IP};
+    // (class, event type, version, n, pointers, PerfView's class)
+    let checks: [(Guid, u8, u16, u64, u64, &str); 18] = [
+        (PROCESS, 32, 2, 60, 11, "ProcessCtrTraceData"),
+        (THREAD, 1, 2, 40, 7, "ThreadTraceData"),
+        (FILE_IO, 65, 2, 16, 4, "FileIOSimpleOpTraceData"),
+        (FILE_IO, 65, 3, 16, 3, "FileIOSimpleOpTraceData"),
+        (FILE_IO, 67, 2, 32, 4, "FileIOReadWriteTraceData"),
+        (FILE_IO, 69, 2, 24, 5, "FileIOInfoTraceData"),
+        (FILE_IO, 69, 3, 24, 4, "FileIOInfoTraceData"),
+        (FILE_IO, 76, 2, 12, 2, "FileIOOpEndTraceData"),
+        (TCP_IP, 10, 2, 36, 1, "TcpIpSendTraceData"),
+        (TCP_IP, 12, 2, 44, 1, "TcpIpConnectTraceData"),
+        (TCP_IP, 26, 2, 60, 1, "TcpIpV6SendTraceData"),
+        (TCP_IP, 28, 2, 68, 1, "TcpIpV6ConnectTraceData"),
+        (UDP_IP, 26, 2, 52, 1, "UpdIpV6TraceData"),
+        (PERF_INFO, 46, 2, 12, 1, "SampledProfileTraceData"),
+        (PERF_INFO, 51, 2, 4, 1, "SysCallEnterTraceData"),
+        (PERF_INFO, 67, 2, 16, 1, "ISRTraceData"),
+        (PERF_INFO, 68, 2, 12, 1, "DPCTraceData"),
+        (SYSTEM_CONFIG, 10, 2, 804, 1, "SystemConfigCPUTraceData"),
+    ];
+    for (class, event_type, version, n, pointers, perfview) in checks {
+        let event = kernel::lookup(class, event_type, version)
+            .unwrap_or_else(|| panic!("{perfview}: no type {event_type} version {version}"));
+        for pointer_size in [4u8, 8] {
+            let expected = n + (u64::from(pointer_size) - 4) * pointers;
+            assert_eq!(
+                fixed_size(event, pointer_size),
+                Some(expected),
+                "{} ({}) with {pointer_size}-byte pointers: {perfview} says {expected}",
+                event.event_name(),
+                event.mof_class
+            );
+        }
+    }
+}

@@ -6,12 +6,14 @@
 //! | module | reads |
 //! |---|---|
 //! | [`schema`] | the owned schema every source yields: provider, event, task, opcode, level and keyword names, fields, value maps, where it came from |
+//! | [`kernel`] | the kernel's built-in classes as schemas |
 //!
 //! This crate needs the standard library (text, memory); it only wraps the core.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs, missing_debug_implementations)]
 
+pub mod kernel;
 pub mod schema;
 
 pub use schema::{EventSchema, MapKind, Name, SchemaOrigin, SchemaSource, ValueMap};

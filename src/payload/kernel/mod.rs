@@ -26,16 +26,18 @@
 //! Lost_Event, at every version the MOF defines; and the `SysConfig` events KernelTraceControl
 //! adds when it merges a trace (class `9b79ee91-b5fd-41c0-a243-4248e266e9d0`).
 //!
-//! - **Layouts** (field names, order, types): the kernel's MOF, `wmicore.mof` of the Windows
-//!   Driver Kit for Windows 10 (the file TDH decodes these events with; its classes are also
-//!   on learn.microsoft.com, "Event Tracing MOF Classes", e.g. `Process_V4_TypeGroup1`,
-//!   `Thread_TypeGroup1`, `Image_Load`, `CSwitch`), which agrees with PerfView's
-//!   `kerneltraceeventparser.mof` (MIT) for the older versions the latter describes. The
-//!   `SysConfig` classes are not in the MOF: their layouts are PerfView's
-//!   (`KernelTraceEventParser.cs`, `BuildInfoTraceData`, `SystemPathsTraceData`,
-//!   `VolumeMappingTraceData`, `StringTraceData`). Where the MOF and the bytes of real traces
-//!   disagree, the bytes win and the table says so (`EventTrace_Header.PointerSize`, a `ULONG`
-//!   the MOF marks `pointer`; the stack walk's frames, as many as the data holds).
+//! - **Layouts** (field names, order, types): the kernel's MOF, `wmicore.mof` of the Windows 10
+//!   Driver Kit, the file TDH decodes these events with (its classes are the ones
+//!   learn.microsoft.com documents under "Event Tracing MOF Classes": `Process_V4_TypeGroup1`,
+//!   `Thread_TypeGroup1`, `Image_Load`, `CSwitch`, ...). It agrees with PerfView's
+//!   `kerneltraceeventparser.mof` (MIT) for the older versions the latter describes, and with
+//!   the offsets and length checks of PerfView's `KernelTraceEventParser.cs`. The `SysConfig`
+//!   classes are not in the MOF: their layouts are PerfView's (`BuildInfoTraceData`,
+//!   `SystemPathsTraceData`, `VolumeMappingTraceData`, `StringTraceData`). Where the MOF and the
+//!   bytes of real traces disagree, the bytes win and the table says why:
+//!   `EventTrace_Header.PointerSize` is a `ULONG` the MOF marks `pointer`; the stack walk events
+//!   hold as many frames as the stack has ([`Tail::LastArrayToEnd`]); the version-2
+//!   `PartitionInfoExtension` events hold the version-0 layout with two GUIDs.
 //! - **Names**: task and opcode names are the ones TraceEvent (PerfView) prints, so that an
 //!   event is named `Process/DCStart`, `Thread/Stop`, `DiskIO/Read`, `SysConfig/SystemPaths`
 //!   as in PerfView (`KernelTraceEventParser.cs`'s templates: for instance its opcode names
