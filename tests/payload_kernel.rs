@@ -7,6 +7,11 @@
 //! 2. Values PerfView's own test baselines print for these traces
 //!    (`src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.baseline.txt` and `...x86...` in
 //!    microsoft/perfview, MIT): each expected value below quotes the baseline's line.
+//! 3. The sizes of fixed-size events on 32- and 64-bit loggers, against the length checks of
+//!    PerfView's `KernelTraceEventParser.cs`.
+//!
+//! The comparison of every field with dissect.etl's decoding is
+//! `tools/etl-crosscheck/kernel_payloads.py`.
 //!
 //! The traces are read from `$ETW_PERFVIEW_DIR`, else `../shared/data/perfview`; a missing
 //! trace skips the checks unless `ETW_REQUIRE_TRACES=1` (see `tests/common/mod.rs`).
