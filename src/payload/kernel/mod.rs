@@ -129,6 +129,7 @@ pub const MAX_STACK_FRAMES: u16 = 192;
 /// The fields to decode one event's data with: the table's, or for an event whose last array
 /// runs to the end of the data, a copy with that array's count set from the data's size.
 #[derive(Clone, Copy, Debug)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct KernelFields {
     table: &'static [KernelField],
     sized: Option<([KernelField; MAX_TAIL_FIELDS], usize)>,
