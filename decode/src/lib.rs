@@ -11,6 +11,7 @@
 //! | [`schema`] | the owned schema every source yields: provider, event, task, opcode, level and keyword names, fields, value maps, where it came from |
 //! | [`manifest`] | instrumentation manifests (`.man` XML), given by the user or written into the stream by EventSource |
 //! | [`mof`] | classic MOF text: provider, event and event type classes with their qualifiers |
+//! | [`kernel`] | the kernel's built-in classes as schemas |
 //!
 //! This crate needs the standard library (text, memory); it only wraps the core.
 
@@ -18,6 +19,7 @@
 #![deny(missing_docs, missing_debug_implementations)]
 
 pub mod facts;
+pub mod kernel;
 pub mod manifest;
 pub mod mof;
 pub mod registry;

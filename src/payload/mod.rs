@@ -18,6 +18,7 @@
 //! stream, a registry of schemas) build on this module from outside the `no_std` core.
 
 pub(crate) mod decoder;
+pub mod kernel;
 pub(crate) mod schema;
 pub(crate) mod tracelogging;
 pub(crate) mod types;

@@ -1,9 +1,9 @@
 //! A link-time proof that the optimised library holds no panic path.
 //!
 //! This `no_std` binary for `thumbv7em-none-eabihf` calls every decoder, encoder, the event
-//! iterator, the consumer, the .etl reader and writer, the Plain LZ77 decompressor, the provider
-//! and the session buffer writer on inputs the optimiser
-//! cannot see through (`core::hint::black_box`). Its panic handler calls a function that is
+//! iterator, the consumer, the .etl reader and writer, the Plain LZ77 decompressor, the provider,
+//! the session buffer writer, and the kernel tables with the payload decoder, on inputs the
+//! optimiser cannot see through (`core::hint::black_box`). Its panic handler calls a function that is
 //! declared but defined nowhere, so if any panic survives optimisation anywhere in the code
 //! reached from `_start`, the link fails with an undefined symbol named
 //! `a_panic_path_survived_optimisation`. `check.sh` builds it in two profiles.
@@ -66,8 +66,31 @@ pub extern "C" fn _start() -> ! {
     files(input, bitness, &mut output);
     provider_and_session(input, bitness);
     time(input);
+    kernel_payloads(input, bitness);
     loop {
         core::hint::spin_loop();
+    }
+}
+
+/// The kernel's built-in classes: the lookups, the fields sized for the data, and the walk
+/// over the data with them.
+fn kernel_payloads(input: &[u8], bitness: Bitness) {
+    use etw_classic::payload::{kernel, PayloadDecoder};
+    use etw_classic::wire::HookId;
+    let hook = HookId(u16::from_le_bytes([
+        black_box(input.get(2).copied().unwrap_or(0)),
+        black_box(input.get(3).copied().unwrap_or(0)),
+    ]));
+    let version = u16::from(black_box(input.get(4).copied().unwrap_or(0)));
+    let by_guid = kernel::lookup(black_box(kernel::PROCESS), black_box(1), version);
+    for event in [kernel::lookup_hook(hook, version), by_guid]
+        .into_iter()
+        .flatten()
+    {
+        let fields = event.fields_for(input.len(), bitness);
+        let mut decoder = PayloadDecoder::new(fields.as_slice(), input, bitness);
+        let _ = black_box(decoder.by_ref().filter_map(Result::ok).count());
+        let _ = black_box((decoder.rest().len(), event.event_name().opcode));
     }
 }
 
