@@ -15,7 +15,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use etw_classic::payload::{FieldSchema, TraceLoggingEvent};
+use etw_classic::payload::kernel::{self, KernelEvent};
+use etw_classic::payload::{FieldSchema, ItemKind, PayloadDecoder, TraceLoggingEvent, Value};
+use etw_classic::wire::{EventTraceGroup, HookId};
 use etw_classic::{Bitness, Guid};
 
 use crate::facts::{Facts, Source};
@@ -73,6 +75,16 @@ impl SchemaKey {
 pub enum Undecoded {
     /// No source described it: the key it was looked up by.
     NoSchema(SchemaKey),
+    /// A kernel event (version-first header) of a group, type or version the built-in tables
+    /// do not hold.
+    NoKernelClass {
+        /// The `HookId`'s group.
+        group: u8,
+        /// The `HookId`'s event type.
+        event_type: u8,
+        /// The header's `Version`.
+        version: u16,
+    },
     /// Its TraceLogging metadata could not be read.
     BadMetadata(String),
     /// A kind with no payload schema (WPP messages, whose descriptions live in PDBs; markers).
@@ -97,6 +109,14 @@ impl std::fmt::Display for Undecoded {
             }) => write!(
                 f,
                 "no schema for event class {class} type {event_type} version {version}"
+            ),
+            Self::NoKernelClass {
+                group,
+                event_type,
+                version,
+            } => write!(
+                f,
+                "no built-in kernel class for group {group:#04x} type {event_type} version {version}"
             ),
             Self::BadMetadata(error) => f.write_str(error),
             Self::NotDescribable => f.write_str("a kind that carries no payload schema"),
@@ -331,9 +351,99 @@ impl Registry {
         if let Some(metadata) = facts.tracelogging_metadata {
             return decode_tracelogging(facts, metadata, data, bitness);
         }
+        if let Some(Source::Kernel(group)) = facts.source {
+            let (event_type, version) = (facts.opcode.unwrap_or(0), facts.version.unwrap_or(0));
+            let hook = HookId::new(group, event_type);
+            return match kernel::lookup_hook(hook, version) {
+                Some(event) => Ok(decode_kernel(event, data, bitness)),
+                None => Err(Undecoded::NoKernelClass {
+                    group: group.0,
+                    event_type,
+                    version,
+                }),
+            };
+        }
         let key = SchemaKey::of(facts).ok_or(Undecoded::NotDescribable)?;
-        let schema = self.get(&key).ok_or(Undecoded::NoSchema(key))?;
-        Ok(decode_with(schema, data, bitness))
+        if let Some(schema) = self.get(&key) {
+            return Ok(decode_with(schema, data, bitness));
+        }
+        // A classic event of a kernel class (the logfile header event, `EventTrace`, and the
+        // events merged traces log with the class GUID), when no given schema describes it.
+        if let SchemaKey::Classic {
+            class,
+            event_type,
+            version,
+        } = key
+        {
+            if let Some(event) = kernel::lookup(class, event_type, u16::from(version)) {
+                return Ok(decode_kernel(event, data, bitness));
+            }
+        }
+        Err(Undecoded::NoSchema(key))
+    }
+
+    /// Learns what `facts`' event says of the trace: the name of the process a kernel
+    /// `Process` event (start, end, rundown) describes, as TraceEvent names processes: the
+    /// image file name without its folder and extension.
+    pub fn learn(&mut self, facts: &Facts<'_>) {
+        if let Some((pid, name)) = process_named(facts) {
+            self.processes.insert(pid, Arc::from(name));
+        }
+    }
+}
+
+/// The process id and name a kernel `Process` event gives (types 1 start, 2 end, 3 rundown
+/// start, 4 rundown end: `ProcessId` and `ImageFileName`).
+fn process_named(facts: &Facts<'_>) -> Option<(u32, String)> {
+    let Some(Source::Kernel(group)) = facts.source else {
+        return None;
+    };
+    let event_type = facts.opcode?;
+    if group != EventTraceGroup::PROCESS || !(1..=4).contains(&event_type) {
+        return None;
+    }
+    let event = kernel::lookup_hook(HookId::new(group, event_type), facts.version?)?;
+    let data = facts.payload?;
+    let bitness = facts.bitness.unwrap_or(Bitness::Bits64);
+    let fields = event.fields_for(data.len(), bitness);
+    let mut pid = None;
+    let mut image = None;
+    for item in PayloadDecoder::new(&fields, data, bitness) {
+        let Ok(item) = item else { break };
+        match (item.field.name, item.kind) {
+            ("ProcessId", ItemKind::Value(value)) => {
+                pid = value.as_u64().and_then(|pid| u32::try_from(pid).ok());
+            }
+            ("ImageFileName", ItemKind::Value(Value::Ansi(bytes))) => {
+                image = Some(crate::render::ansi(bytes));
+            }
+            _ => {}
+        }
+        if pid.is_some() && image.is_some() {
+            break;
+        }
+    }
+    let image = image?;
+    let file = image.rsplit(['\\', '/']).next().unwrap_or(&image);
+    let stem = match file.rsplit_once('.') {
+        Some((stem, _)) if !stem.is_empty() => stem,
+        _ => file,
+    };
+    Some((pid?, stem.to_owned()))
+}
+
+/// The names of a kernel event and its fields decoded from the static table.
+fn decode_kernel(event: &KernelEvent, data: &[u8], bitness: Bitness) -> Decoded {
+    let fields = event.fields_for(data.len(), bitness);
+    let name = event.event_name();
+    Decoded {
+        source: Some(SchemaSource::Kernel),
+        provider_name: Some(kernel::PROVIDER_NAME.to_owned()),
+        event_name: Some(name.to_string()),
+        task_name: Some(event.task_name.to_owned()),
+        opcode_name: name.opcode.map(str::to_owned),
+        fields: fields_json(&fields, |_| None, data, bitness),
+        ..Decoded::default()
     }
 }
 
