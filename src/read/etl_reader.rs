@@ -86,8 +86,8 @@ pub struct EtlReader<R> {
     current: StoredBuffer,
     /// Whether `current` is the header buffer, read by `new` and not handed out yet.
     first_pending: bool,
-    /// Where compressed buffers are decompressed: empty until the first one, then
-    /// `buffer_size` bytes.
+    /// Where compressed buffers are decompressed: empty until the first one, then as long as
+    /// the longest one decompressed (at most `buffer_size` bytes).
     scratch: Vec<u8>,
     /// The index and file offset of the next buffer.
     next: BufferPosition,
@@ -457,13 +457,9 @@ impl<R: Read> EtlReader<R> {
                 Err(error) => return Some(Err(error)),
             }
         }
-        if let Err(error) = grow_scratch(&mut self.scratch, &self.current, self.buffer_size) {
-            return Some(Err(error));
-        }
         Some(
             self.current
-                .decode(&mut self.scratch)
-                .map_err(EtlReaderError::Read),
+                .decode_growing(&mut self.scratch, self.buffer_size),
         )
     }
 
@@ -524,7 +520,7 @@ const EVENT_TRACE_FILE_MODE_CIRCULAR: u32 = 0x0000_0002;
 /// would). The scratch only grows, to at most `buffer_size` (at most [`MAX_BUFFER_SIZE`], as
 /// [`EtlFile::parse`] checked), and the memory is asked for: a refusal is
 /// [`EtlReaderError::OutOfMemory`], not an abort.
-pub(crate) fn grow_scratch(
+fn grow_scratch(
     scratch: &mut Vec<u8>,
     stored: &StoredBuffer,
     buffer_size: usize,
@@ -737,6 +733,25 @@ impl StoredBuffer {
             stored_len: self.bytes.len(),
             trace_buffer,
         })
+    }
+
+    /// [`decode`](Self::decode) into `scratch` grown (never shrunk) to what this buffer needs
+    /// with the file's `buffer_size` ([`EtlReader::buffer_size`]): nothing for an uncompressed
+    /// buffer; for a compressed one the length its `Offset` says it decompresses to, or
+    /// `buffer_size` when `Offset` says more. The memory is asked for
+    /// ([`Vec::try_reserve_exact`]), so the scratch of a file whose buffers decompress to little
+    /// stays small whatever its header's `BufferSize`, and a refusal is an error, not an abort.
+    ///
+    /// # Errors
+    /// [`EtlReaderError::OutOfMemory`] naming this buffer when the memory is refused; those
+    /// of [`decode`](Self::decode) as [`EtlReaderError::Read`].
+    pub fn decode_growing<'s>(
+        &'s self,
+        scratch: &'s mut Vec<u8>,
+        buffer_size: usize,
+    ) -> Result<ReaderBuffer<'s>, EtlReaderError> {
+        grow_scratch(scratch, self, buffer_size)?;
+        self.decode(scratch).map_err(EtlReaderError::Read)
     }
 }
 

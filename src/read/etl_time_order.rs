@@ -30,7 +30,7 @@ use std::io::{Read, Seek, SeekFrom};
 use std::vec::Vec;
 
 use crate::read::error::{BufferPosition, ReadError, ReadErrorKind};
-use crate::read::etl_reader::{grow_scratch, read_stored, EtlReader, EtlReaderError, StoredBuffer};
+use crate::read::etl_reader::{read_stored, EtlReader, EtlReaderError, StoredBuffer};
 use crate::read::events::{Event, Events};
 use crate::read::time_order::{BufferOrder, MergeCursor, ProcessorOrder, TimeOrder};
 use crate::wire::file::wmi_buffer_header::BufferFlags;
@@ -200,11 +200,9 @@ impl Chain {
                 "the file ends where the first reading found the buffer",
             )));
         }
-        grow_scratch(&mut shared.scratch, &shared.stored, shared.buffer_size)?;
         let buffer = shared
             .stored
-            .decode(&mut shared.scratch)
-            .map_err(EtlReaderError::Read)?;
+            .decode_growing(&mut shared.scratch, shared.buffer_size)?;
         let bytes = buffer.trace_buffer.event_bytes();
         let needed = bytes.len();
         self.events.clear();
