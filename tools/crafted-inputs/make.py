@@ -238,6 +238,12 @@ def table(perfview):
     row("cut-in-compressed-buffer.etl", "net.4.5.2.x64.etl",
         f"cut after {third_end + BUFFER_HEADER + 100:#x} bytes",
         "inside buffer 3's compressed events", cut(x64, third_end + BUFFER_HEADER + 100))
+    # For etwc assemble, which looks for a buffer header at every byte of a dump: one that
+    # passes its checks every 8 bytes (BufferSize 0x50, Offset 0x50, SequenceNumber 0x50, the
+    # rest 0), each torn by the next.
+    row("dump-torn-every-8-bytes.bin", "(none: the WMI_BUFFER_HEADER layout)",
+        "1 MiB of the 8 bytes 50 00 00 00 00 00 00 00",
+        "131072 torn buffers for etwc assemble to find and report", bytes([0x50] + [0] * 7) * (1 << 17))
     gc_second = buffers(gcevents)[1][0]
     row("cut-in-event.etl", "gcevents.etl",
         f"cut after {gc_second + BUFFER_HEADER + 0x10:#x} bytes",
