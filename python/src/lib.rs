@@ -387,7 +387,8 @@ fn open_error(
 ///
 /// `order` is `"file"` (buffer after buffer as stored) or `"time"` (the events of all
 /// buffers merged by timestamp, as `etwc etl --order time`: the file is read twice, with one
-/// decoded buffer per processor in memory).
+/// decoded buffer's events per processor the logfile header counts in memory, at most 256 MiB
+/// in all).
 ///
 /// Raises FileNotFoundError (or another OSError) when the file cannot be opened, EtlError when
 /// it is not an .etl file.
