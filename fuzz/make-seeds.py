@@ -18,12 +18,17 @@ The kernel_headers seeds are system, compact, perfinfo and message events built 
 ../shared/reference/EVENT-HEADERS.md, with and without room for the extra words and optional
 fields their headers announce, and a buffer of all of them.
 
-The trace_buffer_walk and etl_reader seeds (and etl_stream's, the same files) are trace buffers and small .etl files built here
+The trace_buffer_walk and etl_reader seeds (and etl_stream's and etl_python's, the same files,
+with two more whose buffers name processors the logfile header does not count) are trace
+buffers and small .etl files built here
 from the layouts of ../shared/reference/LAYOUTS.md: events of every header family, instance
 events that form a tree (with a missing parent, a loop and more instances than the targets'
 trees hold), each error of the event walk, compressed buffers written by the MS-XCA Plain LZ77
 compressor below, buffers in LZNT1 and LZ77+Huffman from tests/data/compression-vectors.json
-(State 2 and 4), and files broken at each step of the reader.
+(State 2 and 4), and files broken at each step of the reader. The etl_time_order seeds are
+programs of that target (see its documentation): buffers of several processors, some beyond
+the count, in and out of SequenceNumber order, stored plain, as literals or as one event
+repeated, some with an Offset past BufferSize, and a memory limit that leaves some out.
 
 Standard library only, and deterministic: every run writes the same files, and files named
 seed-* that the run would not write are removed. Run from anywhere:
@@ -298,6 +303,7 @@ TRACE_MESSAGE_MARKER = 0x90
 
 BUFFER_FLAG_FLUSH_MARKER = 0x0001
 BUFFER_FLAG_COMPRESSED = 0x0040
+BUFFER_FLAG_PROC_INDEX = 0x0020
 BUFFER_TYPE_GENERIC = 0
 BUFFER_TYPE_HEADER = 4
 BUFFER_STATE_FLUSH = 3
@@ -1156,6 +1162,78 @@ def mof_text_seeds():
     return seeds
 
 
+# --- time order of whole files: etl_time_order, and processors beyond the count ----------------
+
+def with_processor(buffer, processor, proc_index=True):
+    """`buffer` whose ETW_BUFFER_CONTEXT names `processor`: ProcessorIndex (u16 @0x28) with
+    ETW_BUFFER_FLAG_PROC_INDEX (0x20) in BufferFlag (u16 @0x34), or ProcessorNumber (byte
+    0x28) without it."""
+    buffer = bytearray(buffer)
+    flag = struct.unpack_from("<H", buffer, 0x34)[0]
+    if proc_index:
+        struct.pack_into("<H", buffer, 0x28, processor)
+        flag |= BUFFER_FLAG_PROC_INDEX
+    else:
+        buffer[0x28] = processor
+        flag &= ~BUFFER_FLAG_PROC_INDEX
+    struct.pack_into("<H", buffer, 0x34, flag)
+    return bytes(buffer)
+
+
+def processors_beyond_count_seeds():
+    """Files whose buffers name processors the logfile header (NumberOfProcessors 2) does not
+    count, among others it does, in both forms of ETW_BUFFER_CONTEXT."""
+    families = pack_events(every_family())
+    forest = pack_events(instance_forest(), pad=0x00)
+    return [
+        etl_file(64, with_processor(trace_buffer(families), 1),
+                 with_processor(compressed_buffer(forest, 2), 5),
+                 with_processor(trace_buffer(forest, 0x400, sequence=3), 0x7FF)),
+        etl_file(32, with_processor(trace_buffer(families, sequence=2), 2, proc_index=False),
+                 with_processor(compressed_buffer(forest, 1), 0, proc_index=False)),
+    ]
+
+
+def etl_time_order_input(control, processors, kib, buffers, limit=0):
+    """The etl_time_order input: control byte, NumberOfProcessors, BufferSize in KiB - 1, the
+    limit, then per buffer its processor, SequenceNumber, events, how it is stored, and a u16
+    per event."""
+    out = struct.pack("<BBBI", control, processors, kib - 1, limit)
+    for processor, sequence, how, steps in buffers:
+        out += struct.pack("<BbBB", processor, sequence, len(steps), how)
+        out += b"".join(struct.pack("<H", step) for step in steps)
+    return out
+
+
+def etl_time_order_seeds():
+    LITERALS, EXPAND, BAD_OFFSET = 1, 2, 4
+    SIXTY_FOUR, SORTED, LIMIT, PROC_INDEX = 1, 2, 4, 8
+    mixed = [
+        (0, 3, 0, [5, 10, 10]), (1, 1, LITERALS, [3, 4]), (0, 1, EXPAND | (3 << 2), [2]),
+        (2, 2, 0, [7, 7, 1]), (7, 0, 0, [1]), (1, -4, 0, [9]), (3, 5, LITERALS, []),
+        (2, 2, 0, [0, 0, 0]),
+    ]
+    return [
+        etl_time_order_input(SIXTY_FOUR | SORTED | PROC_INDEX, 4, 64, mixed),
+        etl_time_order_input(SORTED, 4, 16, mixed),
+        etl_time_order_input(SIXTY_FOUR | PROC_INDEX, 4, 8, mixed),
+        # A limit that leaves some of the 4 KiB buffers out.
+        etl_time_order_input(
+            SIXTY_FOUR | SORTED | LIMIT | PROC_INDEX, 8, 8,
+            [(p, s, EXPAND | (3 << 2), [s]) for p, s in [(0, 1), (1, 1), (2, 1), (0, 2), (3, 1)]],
+            limit=3 * 4096),
+        # Offsets past BufferSize, compressed and not.
+        etl_time_order_input(SORTED | PROC_INDEX, 2, 2,
+                             [(0, 1, BAD_OFFSET, [1]), (1, 1, LITERALS | BAD_OFFSET, [2]),
+                              (1, 2, 0, [3])]),
+        # No processor counted.
+        etl_time_order_input(SIXTY_FOUR, 0, 4, [(0, 1, 0, [1]), (1, 1, 0, [2])]),
+        # 40 processors, one buffer each, in reverse SequenceNumber order.
+        etl_time_order_input(SIXTY_FOUR | SORTED | PROC_INDEX, 64, 4,
+                             [(p, 40 - p, p % 2, [p, 1]) for p in range(40)]),
+    ]
+
+
 def write_corpus(target, seeds, prefix="seed-"):
     directory = CORPUS / target
     directory.mkdir(parents=True, exist_ok=True)
@@ -1204,8 +1282,11 @@ def main():
     write_corpus("time_order", time_order_seeds())
     write_corpus("event_header", event_header_seeds())
     write_corpus("kernel_headers", kernel_headers_seeds())
-    # The streaming reader is compared with the in-memory one on the same files.
-    write_corpus("etl_stream", etl_reader_seeds())
+    # The streaming reader is compared with the in-memory one on the same files, and the
+    # Python module's calls are made on them.
+    write_corpus("etl_stream", etl_reader_seeds() + processors_beyond_count_seeds())
+    write_corpus("etl_python", etl_reader_seeds() + processors_beyond_count_seeds())
+    write_corpus("etl_time_order", etl_time_order_seeds())
     write_corpus("manifest_xml", manifest_xml_seeds())
     write_corpus("mof_text", mof_text_seeds())
     if traces is not None:
@@ -1215,6 +1296,7 @@ def main():
         write_corpus("etl_reader", files, prefix="perfview-")
         write_corpus("time_order", perfview_time_order_seeds(traces), prefix="perfview-")
         write_corpus("etl_stream", files, prefix="perfview-")
+        write_corpus("etl_python", files, prefix="perfview-")
         write_corpus("plain_lz77", streams, prefix="perfview-")
 
 

@@ -146,7 +146,7 @@ pub use read::{
 };
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-pub use read::{EtlReader, EtlReaderError};
+pub use read::{EtlReader, EtlReaderError, TIME_ORDER_MEMORY};
 pub use wire::{
     Bitness, BufferContext, Class, ClockType, CodecError, CompactTraceHeader, EventHeader,
     EventInstanceGuidHeader, EventInstanceHeader, EventInstanceInfo, EventTrace, EventTraceHeader,

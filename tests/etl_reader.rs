@@ -883,3 +883,225 @@ fn the_streaming_readers_clock_is_the_files() {
         assert!(reader.clock().is_ok(), "{name}");
     }
 }
+
+/// Each buffer of `bytes` as the layout places it: its file offset, its stored length
+/// (`BufferSize` u32 @0x00 of its `WMI_BUFFER_HEADER`), the processor it names
+/// (`ProcessorIndex` u16 @0x28, every buffer of the PerfView traces having `PROC_INDEX`) and
+/// the length its events take decoded (`Offset` u32 @0x30, less the 0x48-byte header).
+fn buffer_layout(bytes: &[u8]) -> Vec<(usize, usize, u16, usize)> {
+    let mut layout = Vec::new();
+    let mut offset = 0;
+    while offset + 0x48 <= bytes.len() {
+        let at = |field: usize, len: usize| &bytes[offset + field..offset + field + len];
+        let size = u32::from_le_bytes(at(0, 4).try_into().unwrap()) as usize;
+        let processor = u16::from_le_bytes(at(0x28, 2).try_into().unwrap());
+        let events = u32::from_le_bytes(at(0x30, 4).try_into().unwrap()) as usize - 0x48;
+        layout.push((offset, size, processor, events));
+        offset += size;
+    }
+    layout
+}
+
+/// Where the logfile header's `BufferSize` and `NumberOfProcessors` lie: after the first
+/// buffer's 0x48-byte header and the 0x20-byte `SYSTEM_TRACE_HEADER`, at 0x00 and 0x0C of
+/// `TRACE_LOGFILE_HEADER`.
+const LOGFILE_BUFFER_SIZE_AT: usize = 0x48 + 0x20;
+const NUMBER_OF_PROCESSORS_AT: usize = 0x48 + 0x20 + 0x0C;
+
+/// net.4.5.2.x64.etl with each data buffer's `ProcessorIndex` set to its index, the logfile
+/// header's `BufferSize` to 16 MiB and its `NumberOfProcessors` to `processors`: the file that
+/// took one 16 MiB scratch per buffer in time order (5.9 GB for 4.9 MB).
+fn one_processor_per_buffer(trace: &[u8], processors: u32) -> Vec<u8> {
+    let mut bytes = trace.to_vec();
+    for (index, (offset, ..)) in buffer_layout(trace).into_iter().enumerate().skip(1) {
+        bytes[offset + 0x28..offset + 0x2A].copy_from_slice(&(index as u16).to_le_bytes());
+    }
+    bytes[LOGFILE_BUFFER_SIZE_AT..LOGFILE_BUFFER_SIZE_AT + 4]
+        .copy_from_slice(&(MAX_BUFFER_SIZE as u32).to_le_bytes());
+    bytes[NUMBER_OF_PROCESSORS_AT..NUMBER_OF_PROCESSORS_AT + 4]
+        .copy_from_slice(&processors.to_le_bytes());
+    bytes
+}
+
+/// The most the time-ordered walk may hold, as its documentation states it, for a file whose
+/// buffers `layout` describes, of which those of `merged` processors are merged: the decoded
+/// events of one buffer per merged processor (its largest), one stored buffer and one scratch
+/// (the largest of each), 32 bytes per buffer listed (twice, as a vector grows), and 4 KiB per
+/// processor and 64 KiB in all for the walk's own small pieces.
+fn time_order_bound(layout: &[(usize, usize, u16, usize)], merged: impl Fn(u16) -> bool) -> usize {
+    let mut largest = std::collections::BTreeMap::<u16, usize>::new();
+    for &(_, _, processor, events) in layout.iter().filter(|buffer| merged(buffer.2)) {
+        let entry = largest.entry(processor).or_default();
+        *entry = (*entry).max(events);
+    }
+    let held: usize = largest.values().sum();
+    let stored = layout.iter().map(|buffer| buffer.1).max().unwrap_or(0);
+    let scratch = layout.iter().map(|buffer| buffer.3).max().unwrap_or(0);
+    held + stored + scratch + 2 * 32 * layout.len() + 4096 * largest.len() + (64 << 10)
+}
+
+#[test]
+fn time_order_names_each_buffer_whose_processor_the_header_does_not_count() {
+    let Some(trace) = common::trace("net.4.5.2.x64.etl") else {
+        return;
+    };
+    let bytes = one_processor_per_buffer(&trace, 8);
+    let layout = buffer_layout(&bytes);
+    assert_eq!(layout.len(), 360);
+    let mut errors = Vec::new();
+    let mut events = 0usize;
+    let peak = peak_allocation(|| {
+        let mut reader = EtlReader::new(Cursor::new(&bytes)).unwrap();
+        let buffers = reader
+            .for_each_event_in_time_order(|item| {
+                match item {
+                    Ok(item) => {
+                        assert!(item.processor < 8);
+                        events += 1;
+                    }
+                    Err(EtlReaderError::Read(error)) if errors.len() < layout.len() => {
+                        errors.push(error);
+                    }
+                    Err(other) => panic!("{other}"),
+                }
+                Ok::<(), ()>(())
+            })
+            .unwrap();
+        assert_eq!(buffers, 360);
+    });
+    // Buffers 8 to 359 name processors 8 to 359; the logfile header counts 8.
+    let expected: Vec<ReadError> = layout
+        .iter()
+        .enumerate()
+        .skip(8)
+        .map(|(index, &(file_offset, ..))| {
+            ReadError::new(
+                Some(BufferPosition { index, file_offset }),
+                ReadErrorKind::ProcessorBeyondCount {
+                    processor: index as u16,
+                    proc_index: true,
+                    number_of_processors: 8,
+                },
+            )
+        })
+        .collect();
+    assert_eq!(errors, expected);
+    assert_eq!(
+        errors[0].to_string(),
+        "buffer 8 at file offset 0x1be8a: WMI_BUFFER_HEADER.ClientContext.ProcessorIndex (u16 \
+         at 0x28; BufferFlag has PROC_INDEX 0x20): expected below the logfile header's \
+         NumberOfProcessors, 8, found 8"
+    );
+    // The events of buffers 0 to 7, those of the processors counted.
+    let mut in_file_order = 0;
+    let mut reader = EtlReader::new(Cursor::new(&bytes)).unwrap();
+    while let Some(buffer) = reader.next_buffer() {
+        let buffer = buffer.unwrap();
+        if buffer.position.index < 8 {
+            in_file_order += buffer.events().count();
+        }
+    }
+    assert_eq!(events, in_file_order);
+    let bound = time_order_bound(&layout, |processor| processor < 8);
+    assert!(
+        peak <= bound,
+        "{peak} bytes allocated, above the bound {bound}"
+    );
+    assert!(peak < 2 << 20, "{peak} bytes allocated");
+}
+
+#[test]
+fn time_order_holds_one_buffer_per_processor_whatever_the_buffer_size_says() {
+    let Some(trace) = common::trace("net.4.5.2.x64.etl") else {
+        return;
+    };
+    // 359 processors, each buffer its own; the header counts 2048.
+    let bytes = one_processor_per_buffer(&trace, 2048);
+    let layout = buffer_layout(&bytes);
+    let mut events = Vec::new();
+    let mut reader = EtlReader::new(Cursor::new(&bytes)).unwrap();
+    reader
+        .for_each_event(|buffer, event| events.push((buffer.position.index, event.offset)))
+        .unwrap();
+    events.sort_unstable();
+    let mut in_time_order = Vec::with_capacity(events.len());
+    let peak = peak_allocation(|| {
+        let mut reader = EtlReader::new(Cursor::new(&bytes)).unwrap();
+        reader
+            .for_each_event_in_time_order(|item| {
+                let item = item.map_err(|error| error.to_string())?;
+                in_time_order.push((item.position.index, item.event.offset));
+                Ok::<(), String>(())
+            })
+            .unwrap();
+    });
+    in_time_order.sort_unstable();
+    assert_eq!(in_time_order, events, "every event exactly once");
+    let bound = time_order_bound(&layout, |_| true);
+    // About 23 MB: the 359 buffers' events, 64 KiB at most each; not 359 x 16 MiB.
+    assert!(
+        peak <= bound,
+        "{peak} bytes allocated, above the bound {bound}"
+    );
+    assert!(bound < 32 << 20, "{bound}");
+}
+
+#[test]
+fn time_order_leaves_out_the_buffers_that_pass_its_memory_limit() {
+    let Some(bytes) = common::trace("net.4.5.2.x64.etl") else {
+        return;
+    };
+    let layout = buffer_layout(&bytes);
+    let limit = 200_000;
+    let mut left_out = Vec::new();
+    let mut merged = Vec::new();
+    let peak = peak_allocation(|| {
+        let mut reader = EtlReader::new(Cursor::new(&bytes)).unwrap();
+        assert_eq!(reader.time_order_memory(), etw_classic::TIME_ORDER_MEMORY);
+        assert_eq!(etw_classic::TIME_ORDER_MEMORY, 256 << 20);
+        reader.set_time_order_memory(limit);
+        reader
+            .for_each_event_in_time_order(|item| {
+                match item {
+                    Ok(item) => merged.push((item.position.index, item.event.offset)),
+                    Err(EtlReaderError::TimeOrderMemory {
+                        buffer,
+                        needed,
+                        held,
+                        limit: said,
+                    }) => left_out.push((buffer, needed, held, said)),
+                    Err(other) => panic!("{other}"),
+                }
+                Ok::<(), ()>(())
+            })
+            .unwrap();
+    });
+    assert!(!left_out.is_empty());
+    for &(buffer, needed, held, said) in &left_out {
+        let (file_offset, _, _, events) = layout[buffer.index];
+        assert_eq!(buffer.file_offset, file_offset);
+        assert_eq!(needed, events, "the buffer's Offset - 0x48");
+        assert_eq!(said, limit);
+        assert!(held + needed > limit && held <= limit);
+    }
+    // Every event of the other buffers, exactly once.
+    let mut expected = Vec::new();
+    let mut reader = EtlReader::new(Cursor::new(&bytes)).unwrap();
+    reader
+        .for_each_event(|buffer, event| {
+            if !left_out.iter().any(|out| out.0 == buffer.position) {
+                expected.push((buffer.position.index, event.offset));
+            }
+        })
+        .unwrap();
+    merged.sort_unstable();
+    expected.sort_unstable();
+    assert_eq!(merged, expected);
+    let stored = layout.iter().map(|buffer| buffer.1).max().unwrap();
+    let scratch = layout.iter().map(|buffer| buffer.3).max().unwrap();
+    let bound = limit + stored + scratch + 2 * 32 * layout.len() + 8 * 4096 + (64 << 10);
+    assert!(
+        peak <= bound + merged.capacity() * 16,
+        "{peak} above {bound}"
+    );
+}

@@ -2,9 +2,16 @@
 //!
 //! The dump is any file that holds trace buffers: a RAM dump of the session's pool, a
 //! semihosting or RTT stream of the buffers as they were handed over, a file of concatenated
-//! buffers, an .etl file. It is read twice through a window (a few MiB at most in memory,
-//! whatever its length): once to find the buffers, once to copy them, in `SequenceNumber`
-//! order, behind a logfile header written for them ([`etw_classic::EtlWriter`]).
+//! buffers, an .etl file. It is read through a window: to find the buffers (twice when their
+//! `BufferSize` is not given: once to choose it), then to copy them, in `SequenceNumber` order,
+//! behind a logfile header written for them ([`etw_classic::EtlWriter`]).
+//!
+//! Memory, whatever the dump's length: the window (the largest buffer, 16 MiB, and its header,
+//! 1 MiB kept behind, a 64 KiB read); 24 bytes per whole buffer the first pass finds and about
+//! 64 per whole buffer kept (its `SequenceNumber`, offset and `LoggerId`, to write them in
+//! order; a whole buffer takes at least 80 bytes of the dump); the notes, at most [`MAX_NOTES`]
+//! of at most [`MAX_LISTED`] buffers each, the others counted; the `SequenceNumber`s of at most
+//! 65,536 torn buffers. A torn buffer is described when found and then forgotten.
 //!
 //! See [`AFTER_HELP`] for what is recognised as a trace buffer, how the header's members are
 //! chosen and the exit codes.
@@ -462,13 +469,21 @@ fn classify(dump: &mut Dump, offset: u64, header: &WmiBufferHeader) -> std::io::
     Ok(Verdict::Whole(summary))
 }
 
+/// A whole trace buffer the first pass found (with any plausible `BufferSize`): what the
+/// choice of the file's `BufferSize` and the notes on the others need, 24 bytes.
+struct Sized {
+    offset: u64,
+    sequence_number: i64,
+    buffer_size: u32,
+}
+
 /// The `BufferSize` most whole trace buffers of `found` have (the first found of two as
 /// common); `None` when there is no whole trace buffer.
-fn most_common_size(found: &[Found]) -> Option<u32> {
+fn most_common_size(found: &[Sized]) -> Option<u32> {
     let mut counts: BTreeMap<u32, (usize, Reverse<u64>)> = BTreeMap::new();
-    for item in found.iter().filter(|item| item.is_whole_trace_buffer()) {
+    for item in found {
         let entry = counts
-            .entry(item.header.buffer_size)
+            .entry(item.buffer_size)
             .or_insert((0, Reverse(item.offset)));
         entry.0 += 1;
     }
@@ -478,9 +493,13 @@ fn most_common_size(found: &[Found]) -> Option<u32> {
         .map(|(size, _)| size)
 }
 
-/// Every buffer header of the dump that passes [`looks_like_buffer`], and what came of it.
-fn scan(dump: &mut Dump, rule: SizeRule) -> std::io::Result<Vec<Found>> {
-    let mut found = Vec::new();
+/// Hands `take` every buffer header of the dump that passes [`looks_like_buffer`], and what
+/// came of it, in the order of their offsets; nothing is kept here.
+fn scan(
+    dump: &mut Dump,
+    rule: SizeRule,
+    mut take: impl FnMut(&mut Dump, Found) -> Result<(), String>,
+) -> Result<(), ScanError> {
     let mut offset = 0u64;
     while offset + WmiBufferHeader::LEN as u64 <= dump.len {
         let bytes = dump.bytes(offset, WmiBufferHeader::LEN)?;
@@ -502,14 +521,221 @@ fn scan(dump: &mut Dump, rule: SizeRule) -> std::io::Result<Vec<Found>> {
             Verdict::Whole(_) => offset + u64::from(size),
             Verdict::Torn(_) => offset + 1,
         };
-        found.push(Found {
-            offset,
-            header,
-            verdict,
-        });
+        take(
+            dump,
+            Found {
+                offset,
+                header,
+                verdict,
+            },
+        )
+        .map_err(ScanError::Taken)?;
         offset = next;
     }
-    Ok(found)
+    Ok(())
+}
+
+/// Why a scan stopped.
+enum ScanError {
+    Io(std::io::Error),
+    /// The message of what was given the buffers.
+    Taken(String),
+}
+
+impl From<std::io::Error> for ScanError {
+    fn from(error: std::io::Error) -> Self {
+        Self::Io(error)
+    }
+}
+
+/// The notes printed on stderr: the first [`MAX_NOTES`] kept, the others counted.
+#[derive(Default)]
+struct Notes {
+    shown: Vec<String>,
+    hidden: usize,
+}
+
+impl Notes {
+    fn push(&mut self, note: String) {
+        if self.shown.len() < MAX_NOTES {
+            self.shown.push(note);
+        } else {
+            self.hidden += 1;
+        }
+    }
+}
+
+/// The buffers a gap of the dump holds, for its note: the first [`MAX_LISTED`] (by offset)
+/// described, the others counted.
+#[derive(Default)]
+struct Inside {
+    listed: Vec<(u64, String)>,
+    more: usize,
+}
+
+impl Inside {
+    fn push(&mut self, offset: u64, text: String) {
+        if self.listed.len() < MAX_LISTED {
+            self.listed.push((offset, text));
+        } else {
+            self.more += 1;
+        }
+    }
+}
+
+/// What the second pass builds, buffer by buffer in the order of their offsets, keeping per
+/// buffer no more than a whole buffer's `SequenceNumber`, offset and `LoggerId`.
+#[derive(Default)]
+struct Assembly {
+    /// The whole buffers written, by `SequenceNumber`: their offset and `LoggerId`.
+    kept: BTreeMap<i64, (u64, u16)>,
+    /// What the kept buffers say.
+    summary: EventSummary,
+    latest_buffer_timestamp: Option<i64>,
+    processors: u32,
+    logger_ids: BTreeSet<u16>,
+    events_lost_flags: usize,
+    /// The notes on byte ranges, in the order of their offsets.
+    notes: Notes,
+    /// Where the bytes not covered by a whole buffer start (the end of the last one).
+    gap_start: u64,
+    /// The torn buffers and the whole ones of other sizes found since.
+    inside: Inside,
+    /// Where the bytes of the last torn buffer noted end.
+    torn_end: Option<u64>,
+    any_torn: bool,
+    /// The `SequenceNumber`s of the torn buffers (at most [`MAX_TORN_NUMBERS`]), and how many
+    /// torn buffers came after that many.
+    torn_numbers: BTreeSet<i64>,
+    torn_numbers_uncounted: u64,
+}
+
+/// The buffers described in one note, at most.
+const MAX_LISTED: usize = 20;
+/// The `SequenceNumber`s of torn buffers remembered for `BuffersLost`, at most.
+const MAX_TORN_NUMBERS: usize = 1 << 16;
+
+impl Assembly {
+    /// Takes the next buffer header found.
+    fn take(
+        &mut self,
+        dump: &mut Dump,
+        item: Found,
+        other_sizes: &mut std::iter::Peekable<std::slice::Iter<'_, Sized>>,
+        buffer_size: Option<u32>,
+    ) -> std::io::Result<()> {
+        match &item.verdict {
+            Verdict::Whole(events) => {
+                self.close_gap(dump, item.offset, other_sizes, buffer_size)?;
+                self.gap_start = item.end();
+                let what = format!(
+                    "bytes {}..{}: a whole buffer (SequenceNumber {}",
+                    item.offset,
+                    item.end(),
+                    item.header.sequence_number
+                );
+                if item.header.buffer_type == BufferType::HEADER {
+                    self.notes.push(format!(
+                        "{what}) of BufferType HEADER, an .etl file's logfile header buffer: \
+                         replaced by the one written"
+                    ));
+                } else if let Some(&(first, _)) = self.kept.get(&item.header.sequence_number) {
+                    let size = item.header.buffer_size as usize;
+                    let same =
+                        dump.bytes(first, size)?.to_vec() == dump.bytes(item.offset, size)?;
+                    self.notes.push(format!(
+                        "{what}) not used: the buffer at {first} has the same SequenceNumber{}",
+                        if same { " and bytes" } else { ", other bytes" }
+                    ));
+                } else {
+                    let header = &item.header;
+                    self.kept.insert(
+                        header.sequence_number,
+                        (item.offset, header.client_context.logger_id()),
+                    );
+                    let summary = &mut self.summary;
+                    summary.events += events.events;
+                    summary.bits32 |= events.bits32;
+                    summary.bits64 |= events.bits64;
+                    summary.earliest = [summary.earliest, events.earliest]
+                        .into_iter()
+                        .flatten()
+                        .min();
+                    summary.latest = [summary.latest, events.latest].into_iter().flatten().max();
+                    self.latest_buffer_timestamp = Some(
+                        self.latest_buffer_timestamp
+                            .map_or(header.timestamp, |t| t.max(header.timestamp)),
+                    );
+                    self.processors = self.processors.max(u32::from(header.processor()) + 1);
+                    self.logger_ids.insert(header.client_context.logger_id());
+                    if header.buffer_flag.contains(BufferFlags::EVENTS_LOST) {
+                        self.events_lost_flags += 1;
+                    }
+                }
+            }
+            Verdict::Torn(why) => {
+                // A header inside the bytes of a torn buffer already counted is its data.
+                if self.torn_end.is_some_and(|end| item.offset < end) {
+                    return Ok(());
+                }
+                self.torn_end = Some(item.torn_end(why, dump.len));
+                self.any_torn = true;
+                let number = item.header.sequence_number;
+                if self.torn_numbers.len() < MAX_TORN_NUMBERS {
+                    self.torn_numbers.insert(number);
+                } else if !self.torn_numbers.contains(&number) {
+                    self.torn_numbers_uncounted += 1;
+                }
+                self.inside.push(item.offset, item.describe_torn(why));
+            }
+        }
+        Ok(())
+    }
+
+    /// Notes the bytes from `gap_start` to `end`, when there are some, with the buffers found
+    /// in them: the torn ones taken since, and the whole ones of other sizes.
+    fn close_gap(
+        &mut self,
+        dump: &mut Dump,
+        end: u64,
+        other_sizes: &mut std::iter::Peekable<std::slice::Iter<'_, Sized>>,
+        buffer_size: Option<u32>,
+    ) -> std::io::Result<()> {
+        let start = self.gap_start;
+        let mut inside = std::mem::take(&mut self.inside);
+        while let Some(item) = other_sizes.next_if(|item| item.offset < end) {
+            if item.offset < start {
+                continue;
+            }
+            inside.push(
+                item.offset,
+                format!(
+                    "a whole buffer at {} (SequenceNumber {}) of BufferSize {}, not the {} of \
+                     the others",
+                    item.offset,
+                    item.sequence_number,
+                    item.buffer_size,
+                    buffer_size.unwrap_or_default()
+                ),
+            );
+        }
+        if end <= start {
+            return Ok(());
+        }
+        let range = describe_range(dump, start, end)?;
+        inside.listed.sort();
+        let mut why: Vec<String> = inside.listed.into_iter().map(|(_, text)| text).collect();
+        if inside.more > 0 {
+            why.push(format!("and {} more buffers not used", inside.more));
+        }
+        let why = if why.is_empty() {
+            "no trace buffer header in them".to_owned()
+        } else {
+            why.join("; ")
+        };
+        self.notes.push(format!("{range} not used: {why}"));
+        Ok(())
+    }
 }
 
 /// `bytes` of the dump described for a message: their length and, when they are all the same
@@ -576,131 +802,62 @@ pub fn run(args: &Args) -> Result<(), String> {
     }
     // The file's BufferSize: the one given, or the one most whole trace buffers have (a first
     // pass, with any plausible size, finds them); the buffers are those of that size.
-    let (found, buffer_size, other_sizes) = match args.buffer_size {
-        Some(size) => {
-            let found = scan(&mut dump, SizeRule::Exact(size)).map_err(io_error)?;
-            (found, Some(size), Vec::new())
-        }
+    let scan_error = |error: ScanError| match error {
+        ScanError::Io(error) => io_error(error),
+        ScanError::Taken(message) => message,
+    };
+    let mut sized: Vec<Sized> = Vec::new();
+    let (rule, buffer_size) = match args.buffer_size {
+        Some(size) => (SizeRule::Exact(size), Some(size)),
         None => {
-            let first = scan(&mut dump, SizeRule::Plausible).map_err(io_error)?;
-            match most_common_size(&first) {
-                Some(size) => {
-                    let other_sizes: Vec<Found> = first
-                        .into_iter()
-                        .filter(|item| {
-                            item.is_whole_trace_buffer() && item.header.buffer_size != size
-                        })
-                        .collect();
-                    let found = scan(&mut dump, SizeRule::Exact(size)).map_err(io_error)?;
-                    (found, Some(size), other_sizes)
+            scan(&mut dump, SizeRule::Plausible, |_, item| {
+                if item.is_whole_trace_buffer() {
+                    sized.try_reserve(1).map_err(|_| {
+                        format!("{dump_name}: cannot hold the list of the whole buffers found")
+                    })?;
+                    sized.push(Sized {
+                        offset: item.offset,
+                        sequence_number: item.header.sequence_number,
+                        buffer_size: item.header.buffer_size,
+                    });
                 }
-                None => (first, None, Vec::new()),
+                Ok(())
+            })
+            .map_err(scan_error)?;
+            match most_common_size(&sized) {
+                Some(size) => (SizeRule::Exact(size), Some(size)),
+                None => (SizeRule::Plausible, None),
             }
         }
     };
+    sized.retain(|item| Some(item.buffer_size) != buffer_size);
+    let mut other_sizes = sized.iter().peekable();
 
-    // Notes on byte ranges, by where they start (the others follow them).
-    let mut byte_notes: Vec<(u64, String)> = Vec::new();
-    // Byte ranges of the dump covered by whole buffers, used or not.
-    let mut covered: Vec<(u64, u64)> = Vec::new();
-    let mut kept: BTreeMap<i64, &Found> = BTreeMap::new();
-    let mut torn: Vec<(&Found, &Torn)> = Vec::new();
-    for item in &found {
-        match &item.verdict {
-            Verdict::Whole(_) => {
-                covered.push((item.offset, item.end()));
-                let what = format!(
-                    "bytes {}..{}: a whole buffer (SequenceNumber {}",
-                    item.offset,
-                    item.end(),
-                    item.header.sequence_number
-                );
-                if item.header.buffer_type == BufferType::HEADER {
-                    byte_notes.push((
-                        item.offset,
-                        format!(
-                            "{what}) of BufferType HEADER, an .etl file's logfile header buffer: \
-                         replaced by the one written"
-                        ),
-                    ));
-                } else if let Some(first) = kept.get(&item.header.sequence_number) {
-                    let same = dump
-                        .bytes(first.offset, item.header.buffer_size as usize)
-                        .map_err(io_error)?
-                        .to_vec()
-                        == dump
-                            .bytes(item.offset, item.header.buffer_size as usize)
-                            .map_err(io_error)?;
-                    byte_notes.push((
-                        item.offset,
-                        format!(
-                            "{what}) not used: the buffer at {} has the same SequenceNumber{}",
-                            first.offset,
-                            if same { " and bytes" } else { ", other bytes" }
-                        ),
-                    ));
-                } else {
-                    kept.insert(item.header.sequence_number, item);
-                }
-            }
-            Verdict::Torn(why) => {
-                // A header inside the bytes of a torn buffer already counted is its data.
-                let inside_last = torn.last().is_some_and(|(last, last_why)| {
-                    item.offset < last.torn_end(last_why, dump.len)
-                });
-                if !inside_last {
-                    torn.push((item, why));
-                }
-            }
-        }
-    }
-
-    // The bytes no whole buffer covers, with the torn buffers that start in them.
-    covered.sort_unstable();
-    let mut gaps = Vec::new();
-    let mut position = 0u64;
-    for &(start, end) in covered.iter().chain([(dump.len, dump.len)].iter()) {
-        if start > position {
-            gaps.push((position, start));
-        }
-        position = position.max(end);
-    }
-    for &(start, end) in &gaps {
-        let range = describe_range(&mut dump, start, end).map_err(io_error)?;
-        let mut inside: Vec<(u64, String)> = torn
-            .iter()
-            .filter(|(item, _)| (start..end).contains(&item.offset))
-            .map(|(item, why)| (item.offset, item.describe_torn(why)))
-            .collect();
-        inside.extend(
-            other_sizes
-                .iter()
-                .filter(|item| (start..end).contains(&item.offset))
-                .map(|item| {
-                    (
-                        item.offset,
-                        format!(
-                            "a whole buffer at {} (SequenceNumber {}) of BufferSize {}, not the \
-                             {} of the others",
-                            item.offset,
-                            item.header.sequence_number,
-                            item.header.buffer_size,
-                            buffer_size.unwrap_or_default()
-                        ),
-                    )
-                }),
-        );
-        inside.sort();
-        let inside: Vec<String> = inside.into_iter().map(|(_, text)| text).collect();
-        let why = if inside.is_empty() {
-            "no trace buffer header in them".to_owned()
-        } else {
-            inside.join("; ")
-        };
-        byte_notes.push((start, format!("{range} not used: {why}")));
-    }
-    byte_notes.sort_by_key(|(start, _)| *start);
-    let mut notes: Vec<String> = byte_notes.into_iter().map(|(_, note)| note).collect();
+    // The second pass: the buffers of that size, each taken as it is found.
+    let mut assembly = Assembly::default();
+    scan(&mut dump, rule, |dump, item| {
+        assembly
+            .take(dump, item, &mut other_sizes, buffer_size)
+            .map_err(io_error)
+    })
+    .map_err(scan_error)?;
+    let dump_len = dump.len;
+    assembly
+        .close_gap(&mut dump, dump_len, &mut other_sizes, buffer_size)
+        .map_err(io_error)?;
+    let Assembly {
+        kept,
+        summary,
+        latest_buffer_timestamp,
+        processors,
+        logger_ids,
+        events_lost_flags,
+        mut notes,
+        any_torn,
+        torn_numbers,
+        torn_numbers_uncounted,
+        ..
+    } = assembly;
 
     let Some(buffer_size) = buffer_size.filter(|_| !kept.is_empty()) else {
         print_notes(&notes);
@@ -711,40 +868,14 @@ pub fn run(args: &Args) -> Result<(), String> {
         return Err(format!(
             "{dump_name}: no whole trace buffer {rule} in its {} bytes{}",
             dump.len,
-            if torn.is_empty() {
-                ""
-            } else {
+            if any_torn {
                 " (only torn ones, see above)"
+            } else {
+                ""
             }
         ));
     };
 
-    // What the kept buffers say.
-    let mut summary = EventSummary::default();
-    let mut latest_buffer_timestamp: Option<i64> = None;
-    let mut processors = 0u32;
-    let mut logger_ids = BTreeSet::new();
-    let mut events_lost_flags = 0usize;
-    for item in kept.values() {
-        if let Verdict::Whole(events) = &item.verdict {
-            summary.events += events.events;
-            summary.bits32 |= events.bits32;
-            summary.bits64 |= events.bits64;
-            summary.earliest = [summary.earliest, events.earliest]
-                .into_iter()
-                .flatten()
-                .min();
-            summary.latest = [summary.latest, events.latest].into_iter().flatten().max();
-        }
-        let header = &item.header;
-        latest_buffer_timestamp =
-            Some(latest_buffer_timestamp.map_or(header.timestamp, |t| t.max(header.timestamp)));
-        processors = processors.max(u32::from(header.processor()) + 1);
-        logger_ids.insert(header.client_context.logger_id());
-        if header.buffer_flag.contains(BufferFlags::EVENTS_LOST) {
-            events_lost_flags += 1;
-        }
-    }
     let sequence_numbers: Vec<i64> = kept.keys().copied().collect();
     let (lowest, highest) = (
         sequence_numbers[0],
@@ -759,11 +890,12 @@ pub fn run(args: &Args) -> Result<(), String> {
         missing_count += after.abs_diff(before) - 1;
         missing.extend((before + 1..after).take(1000usize.saturating_sub(missing.len())));
     }
-    let torn_elsewhere: BTreeSet<i64> = torn
+    drop(sequence_numbers);
+    let torn_elsewhere = torn_numbers
         .iter()
-        .map(|(item, _)| item.header.sequence_number)
         .filter(|number| !(lowest..=highest).contains(number))
-        .collect();
+        .count() as u64
+        + torn_numbers_uncounted;
     if missing_count > 0 {
         let more = if missing_count > missing.len() as u64 {
             ", ..."
@@ -787,10 +919,7 @@ pub fn run(args: &Args) -> Result<(), String> {
              lost before them; --events-lost N records how many"
         ));
     }
-    let logger_id = kept
-        .values()
-        .next()
-        .map_or(0, |item| item.header.client_context.logger_id());
+    let logger_id = kept.values().next().map_or(0, |&(_, logger_id)| logger_id);
     if logger_ids.len() > 1 {
         notes.push(format!(
             "the buffers name {} loggers ({}); LoggerId {logger_id}, the first buffer's, is \
@@ -827,7 +956,7 @@ pub fn run(args: &Args) -> Result<(), String> {
     header.log_file_name = &log_file_name;
     header.number_of_processors = args.processors.unwrap_or(processors.max(1));
     header.events_lost = args.events_lost.unwrap_or(0);
-    let buffers_lost = missing_count.saturating_add(torn_elsewhere.len() as u64);
+    let buffers_lost = missing_count.saturating_add(torn_elsewhere);
     header.buffers_lost = args
         .buffers_lost
         .unwrap_or(u32::try_from(buffers_lost).unwrap_or(u32::MAX));
@@ -883,10 +1012,8 @@ pub fn run(args: &Args) -> Result<(), String> {
     let out = File::create(&args.output).map_err(|error| cannot_write(error.to_string()))?;
     let mut writer = EtlWriter::new(BufWriter::new(out), header)
         .map_err(|error| cannot_write(error.to_string()))?;
-    for item in kept.values() {
-        let bytes = dump
-            .bytes(item.offset, buffer_size as usize)
-            .map_err(io_error)?;
+    for &(offset, _) in kept.values() {
+        let bytes = dump.bytes(offset, buffer_size as usize).map_err(io_error)?;
         writer
             .write_buffer(bytes)
             .map_err(|error| cannot_write(error.to_string()))?;
@@ -919,14 +1046,11 @@ pub fn run(args: &Args) -> Result<(), String> {
     Ok(())
 }
 
-fn print_notes(notes: &[String]) {
-    for note in notes.iter().take(MAX_NOTES) {
+fn print_notes(notes: &Notes) {
+    for note in &notes.shown {
         eprintln!("etwc assemble: {note}");
     }
-    if notes.len() > MAX_NOTES {
-        eprintln!(
-            "etwc assemble: {} more notes not shown",
-            notes.len() - MAX_NOTES
-        );
+    if notes.hidden > 0 {
+        eprintln!("etwc assemble: {} more notes not shown", notes.hidden);
     }
 }

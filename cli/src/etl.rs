@@ -33,7 +33,7 @@ use std::sync::Arc;
 use etw_classic::{
     read::{StoredBuffer, TraceClock},
     wire::ExtraWords,
-    EtlReader, EtlReaderError, Event, EventKind, HeaderType,
+    EtlReader, EtlReaderError, Event, EventKind, HeaderType, WmiBufferHeader,
 };
 use rayon::prelude::*;
 use serde_json::{json, Map, Value};
@@ -215,9 +215,24 @@ pub fn event_line(buffer: usize, event: &Event<'_>, time: &str) -> String {
 
 /// Buffers read together, then decoded and formatted on every core: at most this many...
 const BATCH_BUFFERS: usize = 64;
-/// ...and no more once their stored bytes reach this. Two batches are in memory at once (one
-/// read while the other is decoded), whatever the size of the file.
+/// ...and no more once their bytes reach this, each counted as stored and as decoded (the
+/// length its `Offset` says, at most the file's `BufferSize`), since its output grows with its
+/// events, not with what it takes in the file: a compressed buffer of a few dozen bytes may
+/// decode to 16 MiB. Two batches are in memory at once (one read while the other is decoded),
+/// each of at most this plus one buffer, whatever the size of the file.
 const BATCH_BYTES: usize = 8 << 20;
+
+/// What a stored buffer weighs in a batch: its bytes as stored, and as decoded.
+fn batch_weight(stored: &StoredBuffer, buffer_size: usize) -> usize {
+    let decoded = if stored.header().is_compressed() {
+        (stored.header().offset as usize)
+            .saturating_sub(WmiBufferHeader::LEN)
+            .min(buffer_size)
+    } else {
+        0
+    };
+    stored.bytes().len() + decoded
+}
 
 /// The order `run` prints the events in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -242,6 +257,7 @@ impl Batch {
     fn fill<R: Read>(&mut self, reader: &mut EtlReader<R>, max_buffers: usize) {
         self.len = 0;
         self.end = None;
+        let buffer_size = reader.buffer_size();
         let mut bytes = 0;
         while self.len < max_buffers && bytes < BATCH_BYTES {
             if self.len == self.buffers.len() {
@@ -251,7 +267,7 @@ impl Batch {
             match reader.read_stored_buffer(buffer) {
                 None => break,
                 Some(Ok(())) => {
-                    bytes += buffer.bytes().len();
+                    bytes += batch_weight(buffer, buffer_size);
                     self.len += 1;
                 }
                 Some(Err(error)) => {
@@ -318,11 +334,13 @@ fn select<F: Format>(
     })
 }
 
-/// Decodes one stored buffer into `scratch`, walks its events and prepares those selected (no
-/// more than the limit: the output stops there anyway).
+/// Decodes one stored buffer into `scratch` (grown to what it needs, at most `buffer_size`),
+/// walks its events and prepares those selected (no more than the limit: the output stops
+/// there anyway).
 fn buffer_output<F: Format>(
     stored: &StoredBuffer,
-    scratch: &mut [u8],
+    scratch: &mut Vec<u8>,
+    buffer_size: usize,
     format: &F,
     selection: &Selection,
     clock: Option<TraceClock>,
@@ -332,7 +350,7 @@ fn buffer_output<F: Format>(
         events: Vec::new(),
         problem: None,
     };
-    let buffer = match stored.decode(scratch) {
+    let buffer = match stored.decode_growing(scratch, buffer_size) {
         Ok(buffer) => buffer,
         Err(error) => {
             done.problem = Some(error.to_string());
@@ -437,10 +455,9 @@ fn print_in_file_order<R: Read + Send, F: Format>(
                 current
                     .stored()
                     .par_iter()
-                    .map_init(
-                        || vec![0u8; buffer_size],
-                        |scratch, stored| buffer_output(stored, scratch, format, selection, clock),
-                    )
+                    .map_init(Vec::new, |scratch, stored| {
+                        buffer_output(stored, scratch, buffer_size, format, selection, clock)
+                    })
                     .collect()
             },
         );
@@ -606,6 +623,6 @@ fn run_as<F: Format>(args: &EtlArgs, format: &mut F) -> Result<(), String> {
     if tally.problems.is_empty() {
         Ok(())
     } else {
-        Err(format!("{path}: {}", tally.problems.join("; ")))
+        Err(format!("{path}: {}", tally.problems.line()))
     }
 }

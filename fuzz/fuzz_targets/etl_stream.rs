@@ -21,9 +21,11 @@
 //!   last item it yields `None` for ever.
 //! - `for_each_event` hands over the events of that walk up to its first error, which it
 //!   returns, and is done after it; `read_stored_buffer` reads the same buffers as stored.
-//! - `for_each_event_in_time_order` hands over every event of that walk exactly once (the
-//!   same multiset), each processor's in the walk's order, with an error item when and only
-//!   when the walk met an error; then the reader is done.
+//! - `for_each_event_in_time_order` gives what `etw_classic_fuzz::time_order` says from that
+//!   walk: one error for each buffer whose processor the logfile header does not count, every
+//!   other event and error of the walk exactly once, each processor's events in its chain's
+//!   order, merged by timestamp when the chains are sorted, in memory within the documented
+//!   bound; then the reader is done.
 #![no_main]
 
 use std::io::Cursor;
@@ -33,7 +35,11 @@ use etw_classic::{
     EtlFile, EtlReader, EtlReaderError, ReadError, ReadErrorKind,
 };
 use etw_classic_fuzz::model::{le16, BUFFER_HEADER_LEN};
+use etw_classic_fuzz::time_order::{self, CountingAllocator, Walked, WalkedBuffer, WalkedEvent};
 use libfuzzer_sys::fuzz_target;
+
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
 
 /// `ETW_BUFFER_FLAG_PROC_INDEX` (ntwmi.h), in `BufferFlag` (u16 @0x34).
 const BUFFER_FLAG_PROC_INDEX: u16 = 0x20;
@@ -87,8 +93,8 @@ fn same_framing_error(streamed: ReadError, expected: ReadError) -> bool {
 }
 
 /// Walks `EtlFile` and the streaming reader side by side (the second law); returns the events
-/// and the first error of the walk.
-fn lockstep(data: &[u8], file: &EtlFile<'_>) -> (Vec<Seen>, Option<ReadError>) {
+/// and the first error of the walk, and the walk as the time order's laws take it.
+fn lockstep(data: &[u8], file: &EtlFile<'_>) -> (Vec<Seen>, Option<ReadError>, Walked) {
     let mut reader = EtlReader::new(Cursor::new(data)).expect("EtlFile::parse accepted it");
     assert_eq!(reader.first_buffer(), file.first_buffer);
     assert_eq!(reader.system_header(), file.system_header);
@@ -100,6 +106,10 @@ fn lockstep(data: &[u8], file: &EtlFile<'_>) -> (Vec<Seen>, Option<ReadError>) {
     let mut scratch = vec![0u8; file.buffer_size()];
     let mut seen = Vec::new();
     let mut first_error = None;
+    let mut walked = Walked {
+        buffer_size: file.buffer_size(),
+        ..Walked::default()
+    };
     let mut buffers = 0;
     let mut framing_error = false;
     for buffer in file.buffers() {
@@ -113,12 +123,22 @@ fn lockstep(data: &[u8], file: &EtlFile<'_>) -> (Vec<Seen>, Option<ReadError>) {
                     "EtlReader: {error:?}, EtlFile: {expected:?}"
                 );
                 first_error.get_or_insert(error);
+                walked.errors.push(error);
                 framing_error = true;
                 break;
             }
         };
         buffers += 1;
-        match (buffer.trace_buffer(&mut scratch), streamed) {
+        let decoded = buffer.trace_buffer(&mut scratch);
+        walked.buffers.push(WalkedBuffer {
+            position: buffer.position(),
+            stored_len: buffer.bytes.len(),
+            decoded_len: decoded
+                .as_ref()
+                .ok()
+                .map(|trace_buffer| trace_buffer.event_bytes().len()),
+        });
+        match (decoded, streamed) {
             (Ok(expected), Ok(streamed)) => {
                 assert_eq!(streamed.position, buffer.position());
                 assert_eq!(streamed.header(), buffer.header);
@@ -128,14 +148,23 @@ fn lockstep(data: &[u8], file: &EtlFile<'_>) -> (Vec<Seen>, Option<ReadError>) {
                 for event in streamed.events() {
                     assert_eq!(Some(&event), expected_events.next().as_ref());
                     match event {
-                        Ok(event) => seen.push((
-                            buffer.index,
-                            buffer.file_offset,
-                            event.offset,
-                            event.bytes.to_vec(),
-                        )),
+                        Ok(event) => {
+                            seen.push((
+                                buffer.index,
+                                buffer.file_offset,
+                                event.offset,
+                                event.bytes.to_vec(),
+                            ));
+                            walked.events.push(WalkedEvent {
+                                index: buffer.index,
+                                offset: event.offset,
+                                bytes: event.bytes.to_vec(),
+                                timestamp: event.timestamp(),
+                            });
+                        }
                         Err(error) => {
                             first_error.get_or_insert(error);
+                            walked.errors.push(error);
                         }
                     }
                 }
@@ -145,6 +174,7 @@ fn lockstep(data: &[u8], file: &EtlFile<'_>) -> (Vec<Seen>, Option<ReadError>) {
                 let error = read_error(streamed);
                 assert_eq!(error, expected);
                 first_error.get_or_insert(error);
+                walked.errors.push(error);
             }
             (expected, streamed) => panic!("EtlFile: {expected:?}, EtlReader: {streamed:?}"),
         }
@@ -172,6 +202,7 @@ fn lockstep(data: &[u8], file: &EtlFile<'_>) -> (Vec<Seen>, Option<ReadError>) {
                 )
             );
             first_error.get_or_insert(error);
+            walked.errors.push(error);
         } else {
             assert!(last.is_none(), "{last:?} after the last buffer");
         }
@@ -179,7 +210,7 @@ fn lockstep(data: &[u8], file: &EtlFile<'_>) -> (Vec<Seen>, Option<ReadError>) {
     assert!(reader.is_done());
     assert!(reader.next_buffer().is_none());
     assert!(reader.next_buffer().is_none());
-    (seen, first_error)
+    (seen, first_error, walked)
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -204,7 +235,7 @@ fuzz_target!(|data: &[u8]| {
         (file, reader) => panic!("EtlFile::parse: {file:?}, EtlReader::new: {reader:?}"),
     };
 
-    let (seen, first_error) = lockstep(data, &file);
+    let (seen, first_error, walked) = lockstep(data, &file);
 
     // for_each_event: the same events up to the first error, which it returns.
     let mut reader = EtlReader::new(Cursor::new(data)).unwrap();
@@ -232,60 +263,8 @@ fuzz_target!(|data: &[u8]| {
         .for_each_event(|_, _| panic!("an event after the end"))
         .is_ok());
 
-    // for_each_event_in_time_order: the same events, each once; errors when the walk had one.
-    let mut reader = EtlReader::new(Cursor::new(data)).unwrap();
-    let mut ordered = Vec::new();
-    let mut errors = 0usize;
-    let _ = reader.for_each_event_in_time_order(|item| {
-        match item {
-            Ok(item) => ordered.push((
-                item.processor,
-                (
-                    item.position.index,
-                    item.position.file_offset,
-                    item.event.offset,
-                    item.event.bytes.to_vec(),
-                ),
-            )),
-            Err(_) => errors += 1,
-        }
-        Ok::<(), ()>(())
-    });
-    assert!(reader.is_done());
-    assert_eq!(
-        errors == 0,
-        first_error.is_none(),
-        "time order: {errors} errors"
-    );
-    let processors: std::collections::BTreeMap<usize, u16> = ordered
-        .iter()
-        .map(|(processor, seen)| (seen.0, *processor))
-        .collect();
-    for processor in processors
-        .values()
-        .collect::<std::collections::BTreeSet<_>>()
-    {
-        let chain: Vec<&Seen> = ordered
-            .iter()
-            .filter(|(of, _)| of == processor)
-            .map(|(_, seen)| seen)
-            .collect();
-        let mut in_order = chain.clone();
-        // Within a processor: buffers by SequenceNumber, then file order; each buffer's events
-        // in the walk's order.
-        in_order.sort_by_key(|seen| {
-            let sequence = data
-                .get(seen.1 + 0x18..seen.1 + 0x20)
-                .map_or(0, |bytes| i64::from_le_bytes(bytes.try_into().unwrap()));
-            (sequence, seen.0, seen.2)
-        });
-        assert!(chain == in_order, "processor {processor}: out of order");
-    }
-    let mut ordered: Vec<Seen> = ordered.into_iter().map(|(_, seen)| seen).collect();
-    let mut walked = seen.clone();
-    ordered.sort();
-    walked.sort();
-    assert!(ordered == walked, "time order: not the walk's events");
+    // for_each_event_in_time_order: the laws of etw_classic_fuzz::time_order.
+    time_order::check_time_order(data, &walked, None);
 
     // read_stored_buffer: the buffers as stored, the same as EtlFile's.
     let mut reader = EtlReader::new(Cursor::new(data)).unwrap();

@@ -1,6 +1,8 @@
-//! What the fuzz targets share: the reference models of the wire formats ([`model`]), and the
+//! What the fuzz targets share: the reference models of the wire formats ([`model`]), the
 //! checks of a buffer's walk, of the classic events a consumer is delivered and of the instance
-//! tree built from them, which `trace_buffer_walk` and `etl_reader` both run.
+//! tree built from them, which `trace_buffer_walk` and `etl_reader` both run, and the laws of
+//! the time-ordered walk of an .etl file and of the memory it takes ([`time_order`]), which
+//! `etl_stream`, `etl_time_order` and `etl_python` run.
 //!
 //! Each check computes what the rules say the library must give, with [`model`], then compares
 //! it with what the library gives, and panics (a fuzzing finding) on any difference.
@@ -11,6 +13,7 @@
 pub mod decompressor;
 pub mod model;
 pub mod schema_text;
+pub mod time_order;
 
 use etw_classic::{
     read::{DeliveredEvent, InstanceKey, InstanceNode, InstanceTreeFull},

@@ -21,7 +21,7 @@ use std::thread::JoinHandle;
 use etw::read::{StoredBuffer, TraceClock};
 use etw::{EtlReader, EtlReaderError, Event};
 use etw_classic_cli::etl;
-use etw_classic_cli::formats::{self, EventContext, FileInfo};
+use etw_classic_cli::formats::{self, EventContext, FileInfo, Problems};
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyList, PyString};
@@ -170,6 +170,7 @@ struct FileOrder {
     reader: EtlReader<BufReader<File>>,
     clock: Option<TraceClock>,
     stored: StoredBuffer,
+    /// Grown to what the buffers decompress to, at most the logfile header's `BufferSize`.
     scratch: Vec<u8>,
     /// The lines of the current buffer not handed out yet, and the error its events ended with.
     pending: VecDeque<Item>,
@@ -184,7 +185,8 @@ impl FileOrder {
             if let Err(error) = self.reader.read_stored_buffer(&mut self.stored)? {
                 return Some(Err(error.to_string()));
             }
-            let buffer = match self.stored.decode(&mut self.scratch) {
+            let buffer_size = self.reader.buffer_size();
+            let buffer = match self.stored.decode_growing(&mut self.scratch, buffer_size) {
                 Ok(buffer) => buffer,
                 Err(error) => return Some(Err(error.to_string())),
             };
@@ -262,8 +264,9 @@ struct Reader {
     header: Py<PyDict>,
     /// `None` once every event has been handed out, or the reader closed.
     source: Option<Source>,
-    /// The problems met so far, raised together at the end as `etwc` prints them.
-    problems: Vec<String>,
+    /// The problems met so far (the first few, the others counted), raised together at the
+    /// end as `etwc` prints them.
+    problems: Problems,
     closed: bool,
     keys: Keys,
 }
@@ -340,7 +343,7 @@ impl Reader {
                     return Err(EtlError::new_err(format!(
                         "{}: {}",
                         self.path,
-                        problems.join("; ")
+                        problems.line()
                     )));
                 }
             }
@@ -384,7 +387,8 @@ fn open_error(
 ///
 /// `order` is `"file"` (buffer after buffer as stored) or `"time"` (the events of all
 /// buffers merged by timestamp, as `etwc etl --order time`: the file is read twice, with one
-/// decoded buffer per processor in memory).
+/// decoded buffer's events per processor the logfile header counts in memory, at most 256 MiB
+/// in all).
 ///
 /// Raises FileNotFoundError (or another OSError) when the file cannot be opened, EtlError when
 /// it is not an .etl file.
@@ -415,12 +419,11 @@ fn open(py: Python<'_>, path: &Bound<'_, PyAny>, order: &str) -> PyResult<Reader
     let source = if time_order {
         Source::Time(TimeOrder::start(reader, clock))
     } else {
-        let scratch = vec![0u8; reader.buffer_size()];
         Source::File(Box::new(FileOrder {
             reader,
             clock,
             stored: StoredBuffer::new(),
-            scratch,
+            scratch: Vec::new(),
             pending: VecDeque::new(),
         }))
     };
@@ -428,7 +431,7 @@ fn open(py: Python<'_>, path: &Bound<'_, PyAny>, order: &str) -> PyResult<Reader
         path: shown,
         header,
         source: Some(source),
-        problems: Vec::new(),
+        problems: Problems::default(),
         closed: false,
         keys,
     })

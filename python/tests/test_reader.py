@@ -2,14 +2,16 @@
 as `etwc etl --json` (hex there, bytes here), the same counts as `etwc etl --summary --json`, the
 same logfile header, and the same messages for files that are not .etl files or are damaged."""
 
+import importlib.util
 import itertools
 import json
+import resource
 import shutil
 
 import pytest
 
 import etw_classic
-from conftest import etwc, etwc_lines, trace
+from conftest import REPO, etwc, etwc_lines, trace
 
 SMALL = ["SelfDescribingSingleEvent.etl", "gcevents.etl", "primitive-types.etl"]
 LARGE = ["net.4.5.2.x64.etl", "net.4.5.2.x86.etl"]
@@ -166,6 +168,48 @@ def test_time_order_stops_early():
         first = list(itertools.islice(reader, 10))
     assert len(first) == 10
     assert [event["filetime"] for event in first] == sorted(event["filetime"] for event in first)
+
+
+def crafted_inputs():
+    """tools/crafted-inputs/make.py as a module."""
+    spec = importlib.util.spec_from_file_location(
+        "crafted_inputs", REPO / "tools" / "crafted-inputs" / "make.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_time_order_of_359_processors_and_16_mib_buffers(tmp_path):
+    # net.4.5.2.x64.etl with each data buffer its own processor and the logfile header's
+    # BufferSize 16 MiB: the time order used to hold a 16 MiB scratch per processor (5.9 GB).
+    # Now the buffers whose processor the header does not count (8 and above) are named, and
+    # the events of the others merged, as etwc does.
+    made = crafted_inputs()
+    data = bytearray(trace("net.4.5.2.x64.etl").read_bytes())
+    made.distinct_processors(data)
+    made.set_u32(data, made.logfile_field(data, "BufferSize"), 16 << 20)
+    path = tmp_path / "crafted.etl"
+    path.write_bytes(bytes(data))
+    status, out, err = etwc("etl", path, "--json", "--order", "time")
+    assert status == 1
+    lines = out.splitlines()[1:]
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with etw_classic.open(path, order="time") as reader:
+        events, error = events_until_error(reader)
+    grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+    assert error is not None
+    assert str(error) == cli_message(err)
+    assert str(error).startswith(
+        f"{path}: buffer 8 at file offset 0x1be8a: WMI_BUFFER_HEADER.ClientContext."
+        f"ProcessorIndex (u16 at 0x28; BufferFlag has PROC_INDEX 0x20): expected below the "
+        f"logfile header's NumberOfProcessors, 8, found 8; ")
+    assert str(error).endswith("; and 332 more errors")
+    assert len(events) == len(lines) > 0
+    assert {event["buffer"] for event in events} == set(range(8))
+    for event, line in zip(events, lines):
+        assert_same(event, line)
+    # The module's own memory grew by far less than one 16 MiB scratch per processor.
+    assert grown_kib < 256 * 1024, grown_kib
 
 
 def test_not_an_etl_file(tmp_path):

@@ -119,6 +119,19 @@ pub enum ReadErrorKind {
         /// The logfile header's `BuffersWritten`.
         buffers_written: u32,
     },
+    /// The processor a buffer names (`ETW_BUFFER_CONTEXT.ProcessorIndex`, u16 at 0x28, when
+    /// `BufferFlag` has `ETW_BUFFER_FLAG_PROC_INDEX` 0x20, else `ProcessorNumber`, byte 0x28) is
+    /// not below the logfile header's `NumberOfProcessors`: the check of the time-ordered walk,
+    /// which holds one buffer per processor (EVENT-HEADERS.md section 7: "each buffer is one
+    /// processor's").
+    ProcessorBeyondCount {
+        /// The processor the buffer names.
+        processor: u16,
+        /// Whether it was read as `ProcessorIndex` (`ETW_BUFFER_FLAG_PROC_INDEX` set).
+        proc_index: bool,
+        /// The logfile header's `NumberOfProcessors`.
+        number_of_processors: u32,
+    },
     /// The first buffer has no event where the logfile header should be.
     MissingLogfileHeader,
     /// The logfile header's `BufferSize` is smaller than a buffer header or larger than
@@ -276,6 +289,22 @@ impl core::fmt::Display for ReadErrorKind {
                 "expected the {buffers_written} buffers the logfile header's BuffersWritten \
                  counts, found the end of the file after {buffers}"
             ),
+            Self::ProcessorBeyondCount {
+                processor,
+                proc_index,
+                number_of_processors,
+            } => {
+                let field = if proc_index {
+                    "ClientContext.ProcessorIndex (u16 at 0x28; BufferFlag has PROC_INDEX 0x20)"
+                } else {
+                    "ClientContext.ProcessorNumber (byte 0x28)"
+                };
+                write!(
+                    f,
+                    "WMI_BUFFER_HEADER.{field}: expected below the logfile header's \
+                     NumberOfProcessors, {number_of_processors}, found {processor}"
+                )
+            }
             Self::MissingLogfileHeader => f.write_str(
                 "expected the logfile header event at the start of the first buffer, found no event",
             ),

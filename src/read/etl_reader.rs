@@ -11,6 +11,7 @@ use std::vec::Vec;
 use crate::read::clock::TraceClock;
 use crate::read::error::{BufferPosition, ClockError, ReadError, ReadErrorKind};
 use crate::read::etl::{EtlBuffer, EtlFile, MAX_BUFFER_SIZE};
+use crate::read::etl_time_order::TIME_ORDER_MEMORY;
 use crate::read::events::{Event, Events};
 use crate::read::trace_buffer::TraceBuffer;
 use crate::wire::file::trace_logfile_header::{LogfileNames, TraceLogfileHeader};
@@ -85,14 +86,16 @@ pub struct EtlReader<R> {
     current: StoredBuffer,
     /// Whether `current` is the header buffer, read by `new` and not handed out yet.
     first_pending: bool,
-    /// Where compressed buffers are decompressed: empty until the first one, then
-    /// `buffer_size` bytes.
+    /// Where compressed buffers are decompressed: empty until the first one, then as long as
+    /// the longest one decompressed (at most `buffer_size` bytes).
     scratch: Vec<u8>,
     /// The index and file offset of the next buffer.
     next: BufferPosition,
     /// Whether the reading has ended: at the end of the file, or after an error that leaves no
     /// next buffer to find.
     done: bool,
+    /// The most bytes of decoded events the time-ordered walk holds at once.
+    time_order_memory: usize,
 }
 
 /// The names after the logfile header, owned: [`EtlReader::names`] lends them as
@@ -103,6 +106,35 @@ struct OwnedNames {
     log_file_name: Vec<u16>,
     terminated: bool,
     rest: Vec<u8>,
+}
+
+impl OwnedNames {
+    /// A copy of `names`, read from the header buffer at `position`; the memory (at most the
+    /// header buffer's length) is asked for, not assumed.
+    fn of(names: &LogfileNames<'_>, position: BufferPosition) -> Result<Self, EtlReaderError> {
+        let out_of_memory = |bytes: usize| EtlReaderError::OutOfMemory {
+            buffer: Some(position),
+            bytes,
+        };
+        let units = |name: &Utf16Str<'_>| -> Result<Vec<u16>, EtlReaderError> {
+            let mut units = Vec::new();
+            units
+                .try_reserve_exact(name.len())
+                .map_err(|_| out_of_memory(name.len().saturating_mul(2)))?;
+            units.extend(name.units());
+            Ok(units)
+        };
+        let mut rest = Vec::new();
+        rest.try_reserve_exact(names.rest.len())
+            .map_err(|_| out_of_memory(names.rest.len()))?;
+        rest.extend_from_slice(names.rest);
+        Ok(Self {
+            logger_name: units(&names.logger_name)?,
+            log_file_name: units(&names.log_file_name)?,
+            terminated: names.terminated,
+            rest,
+        })
+    }
 }
 
 impl EtlReader<BufReader<File>> {
@@ -187,12 +219,7 @@ impl<R: Read> EtlReader<R> {
                     file.first_buffer,
                     file.system_header,
                     file.logfile_header,
-                    OwnedNames {
-                        logger_name: file.names.logger_name.units().collect(),
-                        log_file_name: file.names.log_file_name.units().collect(),
-                        terminated: file.names.terminated,
-                        rest: file.names.rest.to_vec(),
-                    },
+                    OwnedNames::of(&file.names, position)?,
                     file.buffer_size(),
                 ),
                 Err(error) => return Err(EtlReaderError::not_an_etl(&current.bytes, error)),
@@ -212,6 +239,7 @@ impl<R: Read> EtlReader<R> {
             first_pending: true,
             scratch: Vec::new(),
             done: false,
+            time_order_memory: TIME_ORDER_MEMORY,
         })
     }
 
@@ -293,6 +321,24 @@ impl<R: Read> EtlReader<R> {
     /// The source, for reading what may follow; where it stands is unspecified after an error.
     pub fn into_inner(self) -> R {
         self.source
+    }
+
+    /// The most bytes of decoded events
+    /// [`for_each_event_in_time_order`](Self::for_each_event_in_time_order) holds at once, over
+    /// every processor: [`TIME_ORDER_MEMORY`] unless
+    /// [`set_time_order_memory`](Self::set_time_order_memory) said otherwise.
+    pub const fn time_order_memory(&self) -> usize {
+        self.time_order_memory
+    }
+
+    /// Sets the most bytes of decoded events
+    /// [`for_each_event_in_time_order`](Self::for_each_event_in_time_order) holds at once, over
+    /// every processor (one buffer's each). A buffer whose events would pass it is handed over
+    /// as [`EtlReaderError::TimeOrderMemory`] and left out of the merge. Raise it for a trace
+    /// of many processors with large buffers (it needs `NumberOfProcessors` times the logfile
+    /// header's `BufferSize` at most); lower it to bound the walk more tightly.
+    pub fn set_time_order_memory(&mut self, bytes: usize) {
+        self.time_order_memory = bytes;
     }
 
     /// The source, for the time-ordered walk's second reading.
@@ -411,14 +457,9 @@ impl<R: Read> EtlReader<R> {
                 Err(error) => return Some(Err(error)),
             }
         }
-        if self.current.header.is_compressed() && self.scratch.len() < self.buffer_size {
-            // `buffer_size` was checked against MAX_BUFFER_SIZE by `EtlFile::parse`.
-            self.scratch.resize(self.buffer_size, 0);
-        }
         Some(
             self.current
-                .decode(&mut self.scratch)
-                .map_err(EtlReaderError::Read),
+                .decode_growing(&mut self.scratch, self.buffer_size),
         )
     }
 
@@ -472,11 +513,88 @@ impl<R: Read> EtlReader<R> {
 /// (`MaximumFileSize`) that the newest overwrite, so it may hold fewer than `BuffersWritten`.
 const EVENT_TRACE_FILE_MODE_CIRCULAR: u32 = 0x0000_0002;
 
+/// Makes `scratch` long enough to decode `stored` ([`StoredBuffer::decode`]) with the file's
+/// `buffer_size`: nothing for an uncompressed buffer; for a compressed one, the length its
+/// `Offset` says it decompresses to (`Offset` - 0x48), or the whole `buffer_size` when `Offset`
+/// is out of that range (so that the error names the same bounds as scratch of `buffer_size`
+/// would). The scratch only grows, to at most `buffer_size` (at most [`MAX_BUFFER_SIZE`], as
+/// [`EtlFile::parse`] checked), and the memory is asked for: a refusal is
+/// [`EtlReaderError::OutOfMemory`], not an abort.
+fn grow_scratch(
+    scratch: &mut Vec<u8>,
+    stored: &StoredBuffer,
+    buffer_size: usize,
+) -> Result<(), EtlReaderError> {
+    if !stored.header.is_compressed() {
+        return Ok(());
+    }
+    let needed = usize::try_from(stored.header.offset)
+        .ok()
+        .and_then(|offset| offset.checked_sub(WmiBufferHeader::LEN))
+        .filter(|&len| len <= buffer_size)
+        .unwrap_or(buffer_size);
+    if let Some(more) = needed.checked_sub(scratch.len()).filter(|&more| more > 0) {
+        scratch
+            .try_reserve_exact(more)
+            .map_err(|_| EtlReaderError::OutOfMemory {
+                buffer: Some(stored.position()),
+                bytes: needed,
+            })?;
+        scratch.resize(needed, 0);
+    }
+    Ok(())
+}
+
+/// Bytes asked for at a time, at least, while a buffer is read.
+const READ_STEP: usize = 64 << 10;
+
+/// Why [`read_up_to`] stopped short.
+enum ReadUpToError {
+    Io(io::Error),
+    /// The memory for this many bytes in all was refused.
+    OutOfMemory(usize),
+}
+
 /// Reads up to `len` bytes from `source` onto the end of `bytes`, fewer only where the stream
-/// ends; returns how many. The vector grows with the bytes that come, not with `len`.
-fn read_up_to<R: Read>(source: &mut R, bytes: &mut Vec<u8>, len: usize) -> io::Result<usize> {
-    let limit = u64::try_from(len).unwrap_or(u64::MAX);
-    source.take(limit).read_to_end(bytes)
+/// ends; returns how many. The vector grows with the bytes that come, not with `len`: by
+/// steps of at least [`READ_STEP`], doubling what has come, never past `len`; each step's
+/// memory is asked for ([`Vec::try_reserve_exact`]), so a refusal is an error, not an abort.
+fn read_up_to<R: Read>(
+    source: &mut R,
+    bytes: &mut Vec<u8>,
+    len: usize,
+) -> Result<usize, ReadUpToError> {
+    let start = bytes.len();
+    let end = start
+        .checked_add(len)
+        .ok_or(ReadUpToError::OutOfMemory(usize::MAX))?;
+    let mut filled = start;
+    let result = loop {
+        if filled == end {
+            break Ok(());
+        }
+        if filled == bytes.len() {
+            let came = filled.saturating_sub(start);
+            let step = came.max(READ_STEP);
+            let target = filled.saturating_add(step).min(end);
+            let more = target.saturating_sub(bytes.len());
+            if bytes.try_reserve_exact(more).is_err() {
+                break Err(ReadUpToError::OutOfMemory(target));
+            }
+            bytes.resize(target, 0);
+        }
+        let Some(room) = bytes.get_mut(filled..) else {
+            break Ok(());
+        };
+        match source.read(room) {
+            Ok(0) => break Ok(()),
+            Ok(got) => filled = filled.saturating_add(got),
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+            Err(error) => break Err(ReadUpToError::Io(error)),
+        }
+    };
+    bytes.truncate(filled);
+    result.map(|()| filled.saturating_sub(start))
 }
 
 /// Reads the buffer at `position` from `source` into `into`: its header, then, once its
@@ -487,9 +605,15 @@ pub(crate) fn read_stored<R: Read>(
     position: BufferPosition,
 ) -> Result<bool, EtlReaderError> {
     let at = |kind: ReadErrorKind| EtlReaderError::Read(ReadError::new(Some(position), kind));
-    let io = |error: io::Error| EtlReaderError::Io {
-        buffer: Some(position),
-        error,
+    let io = |error: ReadUpToError| match error {
+        ReadUpToError::Io(error) => EtlReaderError::Io {
+            buffer: Some(position),
+            error,
+        },
+        ReadUpToError::OutOfMemory(bytes) => EtlReaderError::OutOfMemory {
+            buffer: Some(position),
+            bytes,
+        },
     };
     into.bytes.clear();
     into.index = position.index;
@@ -610,6 +734,25 @@ impl StoredBuffer {
             trace_buffer,
         })
     }
+
+    /// [`decode`](Self::decode) into `scratch` grown (never shrunk) to what this buffer needs
+    /// with the file's `buffer_size` ([`EtlReader::buffer_size`]): nothing for an uncompressed
+    /// buffer; for a compressed one the length its `Offset` says it decompresses to, or
+    /// `buffer_size` when `Offset` says more. The memory is asked for
+    /// ([`Vec::try_reserve_exact`]), so the scratch of a file whose buffers decompress to little
+    /// stays small whatever its header's `BufferSize`, and a refusal is an error, not an abort.
+    ///
+    /// # Errors
+    /// [`EtlReaderError::OutOfMemory`] naming this buffer when the memory is refused; those
+    /// of [`decode`](Self::decode) as [`EtlReaderError::Read`].
+    pub fn decode_growing<'s>(
+        &'s self,
+        scratch: &'s mut Vec<u8>,
+        buffer_size: usize,
+    ) -> Result<ReaderBuffer<'s>, EtlReaderError> {
+        grow_scratch(scratch, self, buffer_size)?;
+        self.decode(scratch).map_err(EtlReaderError::Read)
+    }
 }
 
 /// One buffer of an .etl file with its events ready to walk ([`EtlReader::next_buffer`],
@@ -667,6 +810,29 @@ pub enum EtlReaderError {
         /// What the reader said.
         error: io::Error,
     },
+    /// The memory a buffer needs was refused: the reader asks for what the file sizes (a
+    /// buffer's bytes, its decompressed events, the names; each at most
+    /// [`MAX_BUFFER_SIZE`]) with `try_reserve`, so that a refusal is this error, not an abort.
+    OutOfMemory {
+        /// The buffer being read, when the file was open.
+        buffer: Option<BufferPosition>,
+        /// The bytes asked for.
+        bytes: usize,
+    },
+    /// The time-ordered walk ([`EtlReader::for_each_event_in_time_order`]) would hold more
+    /// bytes of decoded events at once than its limit
+    /// ([`EtlReader::set_time_order_memory`]) to take this buffer's events in: they are left
+    /// out of the merge, as those of a buffer that does not decode.
+    TimeOrderMemory {
+        /// The buffer whose events did not fit.
+        buffer: BufferPosition,
+        /// The bytes of its decoded events.
+        needed: usize,
+        /// The bytes of decoded events held for the other processors at that point.
+        held: usize,
+        /// The limit.
+        limit: usize,
+    },
 }
 
 impl EtlReaderError {
@@ -688,7 +854,8 @@ impl EtlReaderError {
     pub const fn buffer(&self) -> Option<BufferPosition> {
         match self {
             Self::NotAnEtl { error, .. } | Self::Read(error) => error.buffer,
-            Self::Io { buffer, .. } => *buffer,
+            Self::Io { buffer, .. } | Self::OutOfMemory { buffer, .. } => *buffer,
+            Self::TimeOrderMemory { buffer, .. } => Some(*buffer),
         }
     }
 }
@@ -725,6 +892,23 @@ impl core::fmt::Display for EtlReaderError {
                 }
                 write!(f, "cannot read: {error}")
             }
+            Self::OutOfMemory { buffer, bytes } => {
+                if let Some(BufferPosition { index, file_offset }) = buffer {
+                    write!(f, "buffer {index} at file offset {file_offset:#x}: ")?;
+                }
+                write!(f, "cannot allocate {bytes} bytes")
+            }
+            Self::TimeOrderMemory {
+                buffer: BufferPosition { index, file_offset },
+                needed,
+                held,
+                limit,
+            } => write!(
+                f,
+                "buffer {index} at file offset {file_offset:#x}: its {needed} bytes of events \
+                 are left out of the time order, which holds at most {limit} bytes of decoded \
+                 events at once ({held} held for the other processors)"
+            ),
         }
     }
 }
@@ -735,6 +919,7 @@ impl core::error::Error for EtlReaderError {
             Self::NotAnEtl { error, .. } => Some(error),
             Self::Read(error) => core::error::Error::source(error),
             Self::Io { error, .. } => Some(error),
+            Self::OutOfMemory { .. } | Self::TimeOrderMemory { .. } => None,
         }
     }
 }

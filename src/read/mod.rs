@@ -31,7 +31,7 @@ pub use etl::{EtlBuffer, EtlBuffers, EtlFile, MAX_BUFFER_SIZE};
 pub use etl_reader::{EtlReader, EtlReaderError, ReaderBuffer, StoredBuffer};
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-pub use etl_time_order::TimeOrderedEvent;
+pub use etl_time_order::{TimeOrderedEvent, TIME_ORDER_MEMORY};
 pub use events::{Event, EventKind, Events};
 pub use instance_tree::{InstanceKey, InstanceNode, InstanceTree};
 pub use time_order::{BufferOrder, MergeCursor, ProcessorOrder, TimeOrder};

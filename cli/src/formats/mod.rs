@@ -81,7 +81,7 @@ impl<'a> FileInfo<'a> {
 pub struct Tally {
     pub buffers: u64,
     pub counts_by_type: [u64; 256],
-    pub problems: Vec<String>,
+    pub problems: Problems,
 }
 
 impl Default for Tally {
@@ -89,7 +89,61 @@ impl Default for Tally {
         Self {
             buffers: 0,
             counts_by_type: [0; 256],
-            problems: Vec::new(),
+            problems: Problems::default(),
+        }
+    }
+}
+
+/// The errors met while reading, each naming its buffer: the first [`Problems::KEPT`] as
+/// they were said, the others counted, so that a file of a million bad buffers takes the
+/// memory of a few messages, not of a million.
+#[derive(Clone, Debug, Default)]
+pub struct Problems {
+    kept: Vec<String>,
+    more: u64,
+}
+
+impl Problems {
+    /// The messages kept.
+    pub const KEPT: usize = 20;
+
+    /// Notes one more error.
+    pub fn push(&mut self, problem: String) {
+        if self.kept.len() < Self::KEPT {
+            self.kept.push(problem);
+        } else {
+            self.more += 1;
+        }
+    }
+
+    /// Whether no error was met.
+    pub fn is_empty(&self) -> bool {
+        self.kept.is_empty()
+    }
+
+    /// The messages kept, and how many more errors there were.
+    pub fn kept(&self) -> (&[String], u64) {
+        (&self.kept, self.more)
+    }
+
+    /// One line: the messages kept, joined by "; ", then how many more errors there were.
+    pub fn line(&self) -> String {
+        let mut line = self.kept.join("; ");
+        if self.more > 0 {
+            line.push_str(&format!(
+                "; and {} more {}",
+                self.more,
+                if self.more == 1 { "error" } else { "errors" }
+            ));
+        }
+        line
+    }
+}
+
+impl Extend<String> for Problems {
+    fn extend<T: IntoIterator<Item = String>>(&mut self, problems: T) {
+        for problem in problems {
+            self.push(problem);
         }
     }
 }
