@@ -46,6 +46,8 @@ use crate::formats::csv::Csv;
 use crate::formats::stats::{Stats, Summary};
 use crate::formats::{EventContext, FileInfo, Format, Lines, Tally};
 use crate::progress::{Counted, Progress};
+use etw_classic_decode::facts::Facts;
+use etw_classic_decode::Registry;
 
 /// The header type's name without its `TRACE_HEADER_TYPE_` prefix, or `0xNN`.
 pub fn kind_name(header_type: HeaderType) -> String {
@@ -101,13 +103,103 @@ pub fn event_json(buffer: usize, event: &Event<'_>) -> Map<String, Value> {
     map
 }
 
-/// One event's whole JSON line: [`event_json`], then `processor`, `filetime` and `time`.
-pub fn dated_event_json(context: &EventContext, event: &Event<'_>) -> Map<String, Value> {
+/// One event's whole JSON line: [`event_json`], then `processor`, `filetime` and `time`, then
+/// its meaning ([`meaning_json`]).
+pub fn dated_event_json(context: &EventContext<'_>, event: &Event<'_>) -> Map<String, Value> {
     let mut map = event_json(context.buffer, event);
     map.insert("processor".into(), json!(context.processor));
     map.insert("filetime".into(), json!(context.filetime));
     map.insert("time".into(), json!(context.time()));
+    meaning_json(context.registry, event, &mut map);
     map
+}
+
+/// The keys that give an event its meaning, from its schema in `registry`:
+///
+/// | key | value |
+/// |---|---|
+/// | `provider_name`, `event_name`, `task_name`, `opcode_name` | names, `null` when unknown |
+/// | `level_name`, `keyword_names` | only when the schema names them |
+/// | `process_name` | the name of the event's process, `null` when the trace does not name it |
+/// | `fields` | the fields in schema order (arrays as lists, structures as objects, a mapped value as `{"value": n, "name": ...}`); `null` when no schema describes the event |
+/// | `fields_error` | only when decoding stopped before the last field: which field, where, what was expected |
+/// | `fields_left` | only when bytes are left after the last field: how many |
+/// | `undecoded` | only when no schema describes the event: why |
+pub fn meaning_json(registry: &Registry, event: &Event<'_>, map: &mut Map<String, Value>) {
+    let facts = Facts::of(event);
+    let process = facts
+        .process_id
+        .and_then(|pid| registry.process_name(pid))
+        .map(|name| name.to_string());
+    match registry.decode(&facts) {
+        Ok(decoded) => {
+            map.insert("provider_name".into(), json!(decoded.provider_name));
+            map.insert("event_name".into(), json!(decoded.event_name));
+            map.insert("task_name".into(), json!(decoded.task_name));
+            map.insert("opcode_name".into(), json!(decoded.opcode_name));
+            if let Some(level) = decoded.level_name {
+                map.insert("level_name".into(), json!(level));
+            }
+            if !decoded.keyword_names.is_empty() {
+                map.insert("keyword_names".into(), json!(decoded.keyword_names));
+            }
+            map.insert("process_name".into(), json!(process));
+            map.insert("fields".into(), Value::Object(decoded.fields.fields));
+            if let Some(error) = decoded.fields.error {
+                map.insert("fields_error".into(), json!(error));
+            }
+            if decoded.fields.rest > 0 {
+                map.insert("fields_left".into(), json!(decoded.fields.rest));
+            }
+        }
+        Err(why) => {
+            for key in ["provider_name", "event_name", "task_name", "opcode_name"] {
+                map.insert(key.into(), Value::Null);
+            }
+            map.insert("process_name".into(), json!(process));
+            map.insert("fields".into(), Value::Null);
+            map.insert("undecoded".into(), json!(why.to_string()));
+        }
+    }
+}
+
+/// Appends an event's meaning to its text line: `provider/event key=value ...`, as PerfView
+/// prints an event, with any decoding error after the fields.
+pub fn meaning_text(registry: &Registry, event: &Event<'_>, line: &mut String) {
+    use std::fmt::Write as _;
+    let facts = Facts::of(event);
+    let Ok(decoded) = registry.decode(&facts) else {
+        return;
+    };
+    let _ = write!(
+        line,
+        "  {}/{}",
+        decoded.provider_name.as_deref().unwrap_or("?"),
+        decoded.event_name.as_deref().unwrap_or("?")
+    );
+    if let Some(process) = facts.process_id.and_then(|pid| registry.process_name(pid)) {
+        let _ = write!(line, " process={process}");
+    }
+    for (key, value) in &decoded.fields.fields {
+        match value {
+            Value::String(text) => {
+                let _ = write!(line, " {key}={text}");
+            }
+            Value::Object(object) if object.contains_key("name") && object.len() == 2 => {
+                let name = object
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                let _ = write!(line, " {key}={name}");
+            }
+            other => {
+                let _ = write!(line, " {key}={other}");
+            }
+        }
+    }
+    if let Some(error) = decoded.fields.error {
+        let _ = write!(line, " (fields stop: {error})");
+    }
 }
 
 /// A system, compact or perfinfo header's keys, then its extra words, then its data.
@@ -283,11 +375,13 @@ impl Batch {
     }
 }
 
-/// What decides which events are output and how many: the filters, and `--limit`.
+/// What decides which events are output and how many: the filters, and `--limit`; and the
+/// schemas that name the events and decode their fields.
 #[derive(Clone, Debug, Default)]
 pub struct Selection {
     pub filter: Filter,
     pub limit: Option<u64>,
+    pub registry: Arc<Registry>,
 }
 
 /// One event that passed the filters, prepared by a [`Format`]: its header type, where its
@@ -316,21 +410,24 @@ pub fn filetime_of(event: &Event<'_>, clock: Option<TraceClock>) -> Option<i64> 
 
 /// The event's context when it passes the filters (and has a time, for a format that needs
 /// one).
-fn select<F: Format>(
-    selection: &Selection,
+fn select<'s, F: Format>(
+    selection: &'s Selection,
     clock: Option<TraceClock>,
     buffer: usize,
     processor: u16,
     event: &Event<'_>,
-) -> Option<EventContext> {
+) -> Option<EventContext<'s>> {
     let filetime = filetime_of(event, clock);
-    if (F::NEEDS_TIME && filetime.is_none()) || !selection.filter.matches(event, filetime) {
+    let registry = &selection.registry;
+    if (F::NEEDS_TIME && filetime.is_none()) || !selection.filter.matches(event, filetime, registry)
+    {
         return None;
     }
     Some(EventContext {
         buffer,
         processor,
         filetime,
+        registry,
     })
 }
 
@@ -591,7 +688,13 @@ fn run_as<F: Format>(args: &EtlArgs, format: &mut F) -> Result<(), String> {
 
     let file = FileInfo::from_reader(path, &reader);
     format.begin(&file, &mut out).map_err(write_error)?;
-    let selection = args.selection();
+    let mut selection = args.selection();
+    let first_pass = (args.file != STDIN).then_some(args.file.as_str());
+    selection.registry = Arc::new(crate::meaning::registry(
+        &args.manifest,
+        &args.mof,
+        first_pass,
+    )?);
     let clock = file.clock;
     let mut emitter = Emitter::new(format, selection.limit);
     match order {

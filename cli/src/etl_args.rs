@@ -1,20 +1,32 @@
 //! The command line of `etwc etl`.
 
+use std::path::PathBuf;
+
 use clap::error::ErrorKind;
-use etw_classic::{Guid, HeaderType};
+use etw_classic::HeaderType;
 
 use crate::etl::{Order, Selection};
-use crate::filter::{self, Filter};
+use crate::filter::{self, Filter, ProviderFilter};
 
 /// What `etwc etl --help` prints after the options.
 const AFTER_HELP: &str = "\
 Filters (all given must hold; a filter given several values, repeated or comma-separated, holds \
-when one does): --provider matches the provider GUID of EVENT_HEADER events, the Guid of classic \
-FULL_HEADER and INSTANCE events and the message GUID of MESSAGE events; kernel events (SYSTEM, \
-COMPACT, PERFINFO) name no GUID and never match it. --pid and --tid match the ids of EVENT_HEADER, \
+when one does): --provider with a GUID matches the provider GUID of EVENT_HEADER events, the Guid \
+of classic FULL_HEADER and INSTANCE events and the message GUID of MESSAGE events; kernel events \
+(SYSTEM, COMPACT, PERFINFO) name no GUID and never match a GUID. --provider with a name matches \
+the provider name the event's schema gives (\"Windows Kernel\" for the kernel's events), either \
+case. --event matches the event name (GC/AllocationTick, Process/Start, PrimitiveTypesTest) or \
+provider/event, either case. --process matches the name of the event's process (the image file \
+name without folder or extension, as the trace's kernel Process events give it). --pid and --tid match the ids of EVENT_HEADER, \
 FULL_HEADER, INSTANCE, SYSTEM and COMPACT events and of MESSAGE events that carry them; PERFINFO \
 events carry none. --from and --to (both inclusive) compare the event's time; an event without \
 one does not match them. --limit stops after that many events are output, reading no further.
+
+Meaning: each event is named and its fields decoded from what the trace carries (TraceLogging \
+metadata, EventSource manifests written into the stream, MetaData/EventInfo events) and from the \
+kernel's classes built in; --manifest and --mof add instrumentation manifests and classic MOF \
+text for other providers (what you give takes precedence). Process names and the schemas the \
+trace carries are read in a first pass over the file, which standard input cannot have.
 
 Formats: table (text lines), json (one JSON object per line; --json is the same), csv (a header \
 row, then one row per event), chrome (the Trace Event Format JSON object that Perfetto UI and \
@@ -60,15 +72,42 @@ pub struct EtlArgs {
     #[arg(long, value_enum, default_value = "file")]
     pub order: Order,
 
-    /// Only events of this provider: a GUID, braces and case as you like
+    /// An instrumentation manifest (.man or .xml) describing providers' events, or a folder of
+    /// them; repeatable
+    #[arg(long, value_name = "PATH")]
+    pub manifest: Vec<PathBuf>,
+
+    /// Classic MOF text (.mof) describing event classes, or a folder of them; repeatable
+    #[arg(long, value_name = "PATH")]
+    pub mof: Vec<PathBuf>,
+
+    /// Only events of this provider: a GUID (braces and case as you like) or a provider name
     #[arg(
         long,
-        value_name = "GUID",
+        value_name = "GUID|NAME",
         value_delimiter = ',',
-        value_parser = filter::parse_guid,
+        value_parser = filter::parse_provider,
         help_heading = "Filters"
     )]
-    pub provider: Vec<Guid>,
+    pub provider: Vec<ProviderFilter>,
+
+    /// Only events of this name: the event name (GC/AllocationTick) or provider/event
+    #[arg(
+        long,
+        value_name = "NAME",
+        value_delimiter = ',',
+        help_heading = "Filters"
+    )]
+    pub event: Vec<String>,
+
+    /// Only events of the process of this name (notepad, svchost)
+    #[arg(
+        long,
+        value_name = "NAME",
+        value_delimiter = ',',
+        help_heading = "Filters"
+    )]
+    pub process: Vec<String>,
 
     /// Only events of this kind, as the output names it (EVENT_HEADER64, FULL_HEADER32,
     /// SYSTEM64, PERFINFO64, ...; either case) or a header type number
@@ -175,6 +214,8 @@ impl EtlArgs {
         Selection {
             filter: Filter {
                 providers: self.provider.clone(),
+                events: self.event.clone(),
+                processes: self.process.clone(),
                 kinds: self.kind.clone(),
                 process_ids: self.pid.clone(),
                 thread_ids: self.tid.clone(),
@@ -182,6 +223,7 @@ impl EtlArgs {
                 to: self.to,
             },
             limit: self.limit,
+            registry: std::sync::Arc::default(),
         }
     }
 

@@ -1,19 +1,35 @@
-//! The event filters of `etwc etl`: `--provider`, `--kind`, `--pid`, `--tid`, `--from`, `--to`.
+//! The event filters of `etwc etl`: `--provider`, `--event`, `--process`, `--kind`, `--pid`,
+//! `--tid`, `--from`, `--to`.
 //!
 //! Each filter given must hold (AND); a filter given several values holds when any of them
 //! does (OR). An event without the member a filter looks at (a `PERFINFO` event has no process
 //! id, a kernel event no provider GUID, an event without a timestamp or in a file without a
-//! usable clock no time) does not match that filter.
+//! usable clock no time, an event no schema names no name) does not match that filter. Names
+//! are compared without regard to ASCII case.
 
 use etw_classic::{wire::UtcDateTime, Event, Guid, HeaderType};
 
 use crate::etl::kind_name;
 use etw_classic_decode::facts::Facts;
+use etw_classic_decode::Registry;
+
+/// `--provider`: a GUID or a provider name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ProviderFilter {
+    /// The provider (or event class, or message) GUID.
+    Guid(Guid),
+    /// The provider's name, as the event's schema gives it.
+    Name(String),
+}
 
 /// The filters given on the command line; an empty list (or `None`) lets every event through.
 #[derive(Clone, Debug, Default)]
 pub struct Filter {
-    pub providers: Vec<Guid>,
+    pub providers: Vec<ProviderFilter>,
+    /// `--event`: event names, or `provider/event`.
+    pub events: Vec<String>,
+    /// `--process`: process names.
+    pub processes: Vec<String>,
     pub kinds: Vec<HeaderType>,
     pub process_ids: Vec<u32>,
     pub thread_ids: Vec<u32>,
@@ -24,8 +40,9 @@ pub struct Filter {
 }
 
 impl Filter {
-    /// Whether the event dated `filetime` passes every filter.
-    pub fn matches(&self, event: &Event<'_>, filetime: Option<i64>) -> bool {
+    /// Whether the event dated `filetime` passes every filter, its names as `registry` gives
+    /// them.
+    pub fn matches(&self, event: &Event<'_>, filetime: Option<i64>, registry: &Registry) -> bool {
         if !self.kinds.is_empty() && !self.kinds.contains(&event.header_type) {
             return false;
         }
@@ -39,19 +56,85 @@ impl Filter {
                 return false;
             }
         }
-        if self.providers.is_empty() && self.process_ids.is_empty() && self.thread_ids.is_empty() {
+        if self.providers.is_empty()
+            && self.events.is_empty()
+            && self.processes.is_empty()
+            && self.process_ids.is_empty()
+            && self.thread_ids.is_empty()
+        {
             return true;
         }
         let facts = Facts::of(event);
         let any = |wanted: &[u32], found: Option<u32>| {
             wanted.is_empty() || found.is_some_and(|found| wanted.contains(&found))
         };
-        (self.providers.is_empty()
-            || facts
-                .provider()
-                .is_some_and(|provider| self.providers.contains(&provider)))
-            && any(&self.process_ids, facts.process_id)
-            && any(&self.thread_ids, facts.thread_id)
+        if !(any(&self.process_ids, facts.process_id) && any(&self.thread_ids, facts.thread_id)) {
+            return false;
+        }
+        if !self.processes.is_empty() {
+            let name = facts.process_id.and_then(|pid| registry.process_name(pid));
+            if !name.is_some_and(|name| same_name(&self.processes, name)) {
+                return false;
+            }
+        }
+        if self.providers.is_empty() && self.events.is_empty() {
+            return true;
+        }
+        let identified = registry.identify(&facts).ok();
+        let provider_name = identified.as_ref().and_then(|found| found.provider_name());
+        let provider_ok = self.providers.is_empty()
+            || self.providers.iter().any(|wanted| match wanted {
+                ProviderFilter::Guid(guid) => facts.provider() == Some(*guid),
+                ProviderFilter::Name(name) => {
+                    provider_name.is_some_and(|found| found.eq_ignore_ascii_case(name))
+                }
+            });
+        if !provider_ok {
+            return false;
+        }
+        if self.events.is_empty() {
+            return true;
+        }
+        let Some(event_name) = identified.as_ref().and_then(|found| found.event_name()) else {
+            return false;
+        };
+        self.events.iter().any(|wanted| {
+            wanted.eq_ignore_ascii_case(&event_name)
+                || provider_name.is_some_and(|provider| {
+                    wanted.len() == provider.len() + 1 + event_name.len()
+                        && wanted
+                            .get(..provider.len())
+                            .is_some_and(|head| head.eq_ignore_ascii_case(provider))
+                        && wanted.get(provider.len()..=provider.len()) == Some("/")
+                        && wanted
+                            .get(provider.len() + 1..)
+                            .is_some_and(|tail| tail.eq_ignore_ascii_case(&event_name))
+                })
+        })
+    }
+}
+
+/// Whether `found` is one of `wanted`, without regard to ASCII case.
+fn same_name(wanted: &[String], found: &str) -> bool {
+    wanted.iter().any(|name| name.eq_ignore_ascii_case(found))
+}
+
+/// `--provider`: a GUID (with or without braces, either case), else a provider name.
+pub fn parse_provider(text: &str) -> Result<ProviderFilter, String> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Err("an empty provider: give a GUID or a provider name".to_owned());
+    }
+    let looks_like_guid = text
+        .trim_start_matches('{')
+        .trim_end_matches('}')
+        .chars()
+        .all(|c| c.is_ascii_hexdigit() || c == '-')
+        && text.contains('-');
+    if looks_like_guid {
+        parse_guid(text).map(ProviderFilter::Guid)
+    } else {
+        Ok(ProviderFilter::Name(text.to_owned()))
     }
 }
 

@@ -13,6 +13,7 @@ pub mod etl_args;
 pub mod fields;
 mod filter;
 pub mod formats;
+pub mod meaning;
 mod progress;
 pub mod time_ordered;
 

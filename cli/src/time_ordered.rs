@@ -51,13 +51,17 @@ pub fn print<R: Read + Seek, F: Format>(
         };
         let event = item.event;
         let filetime = filetime_of(&event, clock);
-        if (F::NEEDS_TIME && filetime.is_none()) || !selection.filter.matches(&event, filetime) {
+        let registry = &selection.registry;
+        if (F::NEEDS_TIME && filetime.is_none())
+            || !selection.filter.matches(&event, filetime, registry)
+        {
             return Ok(());
         }
         let context = EventContext {
             buffer: item.position.index,
             processor: item.processor,
             filetime,
+            registry,
         };
         bytes.clear();
         let prepared = emitter.format.prepare(&context, &event, &mut bytes);

@@ -26,5 +26,5 @@ pub mod registry;
 pub mod render;
 pub mod schema;
 
-pub use registry::{Decoded, Registry, SchemaFile, SchemaKey, Undecoded};
+pub use registry::{Decoded, Identified, Registry, SchemaFile, SchemaKey, Undecoded};
 pub use schema::{EventSchema, MapKind, Name, SchemaOrigin, SchemaSource, ValueMap};

@@ -344,28 +344,29 @@ impl Registry {
         self.processes.get(&pid)
     }
 
-    /// The names and fields of the event `facts` describe, or why it has none.
-    pub fn decode(&self, facts: &Facts<'_>) -> Result<Decoded, Undecoded> {
-        let data = facts.payload.unwrap_or_default();
-        let bitness = facts.bitness.unwrap_or(Bitness::Bits64);
+    /// Which schema describes the event `facts` describe, or why none does: enough to name
+    /// it without decoding its fields.
+    pub fn identify<'r, 'e>(&'r self, facts: &Facts<'e>) -> Result<Identified<'r, 'e>, Undecoded> {
         if let Some(metadata) = facts.tracelogging_metadata {
-            return decode_tracelogging(facts, metadata, data, bitness);
+            let event = TraceLoggingEvent::parse(metadata)
+                .map_err(|error| Undecoded::BadMetadata(error.to_string()))?;
+            let provider = facts.provider_traits.and_then(|traits| traits.name_str());
+            return Ok(Identified::TraceLogging { event, provider });
         }
         if let Some(Source::Kernel(group)) = facts.source {
             let (event_type, version) = (facts.opcode.unwrap_or(0), facts.version.unwrap_or(0));
             let hook = HookId::new(group, event_type);
-            return match kernel::lookup_hook(hook, version) {
-                Some(event) => Ok(decode_kernel(event, data, bitness)),
-                None => Err(Undecoded::NoKernelClass {
+            return kernel::lookup_hook(hook, version)
+                .map(Identified::Kernel)
+                .ok_or(Undecoded::NoKernelClass {
                     group: group.0,
                     event_type,
                     version,
-                }),
-            };
+                });
         }
         let key = SchemaKey::of(facts).ok_or(Undecoded::NotDescribable)?;
         if let Some(schema) = self.get(&key) {
-            return Ok(decode_with(schema, data, bitness));
+            return Ok(Identified::Schema(schema));
         }
         // A classic event of a kernel class (the logfile header event, `EventTrace`, and the
         // events merged traces log with the class GUID), when no given schema describes it.
@@ -376,10 +377,15 @@ impl Registry {
         } = key
         {
             if let Some(event) = kernel::lookup(class, event_type, u16::from(version)) {
-                return Ok(decode_kernel(event, data, bitness));
+                return Ok(Identified::Kernel(event));
             }
         }
         Err(Undecoded::NoSchema(key))
+    }
+
+    /// The names and fields of the event `facts` describe, or why it has none.
+    pub fn decode(&self, facts: &Facts<'_>) -> Result<Decoded, Undecoded> {
+        self.identify(facts)?.decode(facts)
     }
 
     /// Learns what `facts`' event says of the trace: the name of the process a kernel
@@ -432,6 +438,62 @@ fn process_named(facts: &Facts<'_>) -> Option<(u32, String)> {
     Some((pid?, stem.to_owned()))
 }
 
+/// How many fields TraceLogging metadata may describe here; more is reported as an error.
+const TRACELOGGING_FIELDS: usize = 512;
+
+/// The schema that describes an event, found by [`Registry::identify`].
+#[derive(Clone, Copy, Debug)]
+pub enum Identified<'r, 'e> {
+    /// A schema of the registry (a manifest, MOF, an EventSource manifest, `EventInfo`).
+    Schema(&'r EventSchema),
+    /// A kernel class built in.
+    Kernel(&'static KernelEvent),
+    /// TraceLogging metadata carried by the event.
+    TraceLogging {
+        /// The metadata, read in place.
+        event: TraceLoggingEvent<'e>,
+        /// The provider's name from the provider traits.
+        provider: Option<&'e str>,
+    },
+}
+
+impl Identified<'_, '_> {
+    /// The provider's name.
+    pub fn provider_name(&self) -> Option<&str> {
+        match self {
+            Self::Schema(schema) => schema.provider_name.as_deref(),
+            Self::Kernel(_) => Some(kernel::PROVIDER_NAME),
+            Self::TraceLogging { provider, .. } => *provider,
+        }
+    }
+
+    /// The event's name, as TraceEvent forms it.
+    pub fn event_name(&self) -> Option<String> {
+        match self {
+            Self::Schema(schema) => schema.display_name(),
+            Self::Kernel(event) => Some(event.event_name().to_string()),
+            Self::TraceLogging { event, .. } => Some(event.name.to_owned()),
+        }
+    }
+
+    /// The names and the fields of `facts`' event decoded with this schema.
+    ///
+    /// # Errors
+    /// TraceLogging metadata whose fields cannot be read, or that describe more than 512
+    /// fields.
+    pub fn decode(&self, facts: &Facts<'_>) -> Result<Decoded, Undecoded> {
+        let data = facts.payload.unwrap_or_default();
+        let bitness = facts.bitness.unwrap_or(Bitness::Bits64);
+        match self {
+            Self::Schema(schema) => Ok(decode_with(schema, data, bitness)),
+            Self::Kernel(event) => Ok(decode_kernel(event, data, bitness)),
+            Self::TraceLogging { event, provider } => {
+                decode_tracelogging(event, *provider, data, bitness)
+            }
+        }
+    }
+}
+
 /// The names of a kernel event and its fields decoded from the static table.
 fn decode_kernel(event: &KernelEvent, data: &[u8], bitness: Bitness) -> Decoded {
     let fields = event.fields_for(data.len(), bitness);
@@ -466,18 +528,14 @@ pub fn decode_with(schema: &EventSchema, data: &[u8], bitness: Bitness) -> Decod
     }
 }
 
-/// How many fields TraceLogging metadata may describe here; more is reported as an error.
-const TRACELOGGING_FIELDS: usize = 512;
-
 fn decode_tracelogging(
-    facts: &Facts<'_>,
-    metadata: &[u8],
+    event: &TraceLoggingEvent<'_>,
+    provider: Option<&str>,
     data: &[u8],
     bitness: Bitness,
 ) -> Result<Decoded, Undecoded> {
     let bad =
         |error: etw_classic::payload::MetadataError| Undecoded::BadMetadata(error.to_string());
-    let event = TraceLoggingEvent::parse(metadata).map_err(bad)?;
     let fields: Vec<FieldSchema<&str>> = event.fields().collect::<Result<_, _>>().map_err(bad)?;
     if fields.len() > TRACELOGGING_FIELDS {
         return Err(Undecoded::BadMetadata(format!(
@@ -487,13 +545,9 @@ fn decode_tracelogging(
     }
     etw_classic::payload::check_fields(&fields)
         .map_err(|error| Undecoded::BadMetadata(format!("TraceLogging metadata: {error}")))?;
-    let provider = facts
-        .provider_traits
-        .and_then(|traits| traits.name_str())
-        .map(str::to_owned);
     Ok(Decoded {
         source: Some(SchemaSource::TraceLogging),
-        provider_name: provider,
+        provider_name: provider.map(str::to_owned),
         event_name: Some(event.name.to_owned()),
         fields: fields_json(&fields, |_| None, data, bitness),
         ..Decoded::default()

@@ -156,7 +156,7 @@ impl Format for Chrome {
         out.write_all(b"{\"traceEvents\":[\n")
     }
 
-    fn prepare(&self, context: &EventContext, event: &Event<'_>, bytes: &mut Vec<u8>) -> Item {
+    fn prepare(&self, context: &EventContext<'_>, event: &Event<'_>, bytes: &mut Vec<u8>) -> Item {
         let facts = Facts::of(event);
         let kind = kind_name(event.header_type);
         let (pid, tid) = match facts.process_id {

@@ -50,7 +50,7 @@ fn field<T: ToString>(value: Option<T>) -> String {
 }
 
 /// One event's row.
-fn row(context: &EventContext, event: &Event<'_>) -> [String; 18] {
+fn row(context: &EventContext<'_>, event: &Event<'_>) -> [String; 18] {
     let facts = Facts::of(event);
     let error = match event.kind() {
         etw_classic::EventKind::Malformed { error, .. } => error.to_string(),
@@ -98,7 +98,7 @@ impl Format for Csv {
         write_row(out, COLUMNS)
     }
 
-    fn prepare(&self, context: &EventContext, event: &Event<'_>, bytes: &mut Vec<u8>) {
+    fn prepare(&self, context: &EventContext<'_>, event: &Event<'_>, bytes: &mut Vec<u8>) {
         // Writing to a Vec<u8> cannot fail.
         let _ = write_row(bytes, row(context, event));
     }

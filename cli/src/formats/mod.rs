@@ -20,20 +20,23 @@ use etw_classic::{
 };
 use serde_json::{json, Map, Value};
 
-use crate::etl::{dated_event_json, event_line, kind_name};
+use crate::etl::{dated_event_json, event_line, kind_name, meaning_text};
+use etw_classic_decode::Registry;
 
-/// Where an event stands, and when it happened.
+/// Where an event stands, when it happened, and the schemas that give it meaning.
 #[derive(Clone, Copy, Debug)]
-pub struct EventContext {
+pub struct EventContext<'r> {
     /// The index of the buffer that holds it, in file order.
     pub buffer: usize,
     /// The processor of that buffer.
     pub processor: u16,
     /// The event's FILETIME (its raw timestamp through the file's clock), if it has one.
     pub filetime: Option<i64>,
+    /// The schemas and process names of the trace.
+    pub registry: &'r Registry,
 }
 
-impl EventContext {
+impl EventContext<'_> {
     /// The time as ISO 8601 UTC, seven fractional digits.
     pub fn time(&self) -> Option<String> {
         self.filetime
@@ -185,8 +188,12 @@ pub trait Format: Sync {
     }
 
     /// Formats what can be formatted of `event` on its own, appending to `bytes`.
-    fn prepare(&self, context: &EventContext, event: &Event<'_>, bytes: &mut Vec<u8>)
-        -> Self::Item;
+    fn prepare(
+        &self,
+        context: &EventContext<'_>,
+        event: &Event<'_>,
+        bytes: &mut Vec<u8>,
+    ) -> Self::Item;
 
     /// Writes the event prepared as `item` and `bytes`, after every event before it.
     fn emit(&mut self, item: Self::Item, bytes: &[u8], out: &mut dyn Write) -> io::Result<()>;
@@ -221,13 +228,14 @@ impl Format for Lines {
         }
     }
 
-    fn prepare(&self, context: &EventContext, event: &Event<'_>, bytes: &mut Vec<u8>) {
+    fn prepare(&self, context: &EventContext<'_>, event: &Event<'_>, bytes: &mut Vec<u8>) {
         // Writing to a Vec<u8> cannot fail.
         let _ = match self {
             Self::Json => writeln!(bytes, "{}", Value::Object(dated_event_json(context, event))),
             Self::Table => {
                 let time = context.time();
-                let line = event_line(context.buffer, event, time.as_deref().unwrap_or("-"));
+                let mut line = event_line(context.buffer, event, time.as_deref().unwrap_or("-"));
+                meaning_text(context.registry, event, &mut line);
                 writeln!(bytes, "{}", line.trim_end())
             }
         };

@@ -108,7 +108,7 @@ impl Format for Stats {
     type Item = Record;
     const PRINTS_EVENTS: bool = false;
 
-    fn prepare(&self, context: &EventContext, event: &Event<'_>, _: &mut Vec<u8>) -> Record {
+    fn prepare(&self, context: &EventContext<'_>, event: &Event<'_>, _: &mut Vec<u8>) -> Record {
         let facts = Facts::of(event);
         Record {
             source: facts.source,
