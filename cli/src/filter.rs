@@ -119,18 +119,17 @@ fn same_name(wanted: &[String], found: &str) -> bool {
     wanted.iter().any(|name| name.eq_ignore_ascii_case(found))
 }
 
-/// `--provider`: a GUID (with or without braces, either case), else a provider name.
+/// `--provider`: a GUID (with or without braces, either case) when the text starts with a
+/// brace or is made of hexadecimal digits and hyphens, else a provider name.
 pub fn parse_provider(text: &str) -> Result<ProviderFilter, String> {
     let text = text.trim();
     if text.is_empty() {
         return Err("an empty provider: give a GUID or a provider name".to_owned());
     }
-    let looks_like_guid = text
-        .trim_start_matches('{')
-        .trim_end_matches('}')
-        .chars()
-        .all(|c| c.is_ascii_hexdigit() || c == '-')
-        && text.contains('-');
+    // Braces, or nothing but hexadecimal digits and hyphens: meant as a GUID, so that its
+    // mistakes are shown rather than taken as a name no provider has.
+    let looks_like_guid = text.starts_with('{')
+        || (text.contains('-') && text.chars().all(|c| c.is_ascii_hexdigit() || c == '-'));
     if looks_like_guid {
         parse_guid(text).map(ProviderFilter::Guid)
     } else {

@@ -6,7 +6,7 @@
 //! | integers, floats | numbers (a float that is not finite as the text `NaN`, `inf`, `-inf`) |
 //! | `BOOLEAN`, and an integer whose out-type is `BOOLEAN` | `true` / `false` |
 //! | an integer whose out-type is `STRING` (TraceLogging's character) | the character |
-//! | `HEXINT32`/`HEXINT64`, pointers, out-types `HEX_INT*` | `0x` and at least 8 hexadecimal digits |
+//! | `HEXINT32`/`HEXINT64`, pointers | `0x` and at least 8 hexadecimal digits (an integer whose out-type only asks for hexadecimal stays a number, as TraceEvent prints it) |
 //! | out-types `WIN32_ERROR`, `NTSTATUS`, `HRESULT`, `ERROR_CODE` | `0x` and 8 uppercase hexadecimal digits |
 //! | out-type `PORT` | the `u16` read big-endian, as a number |
 //! | out-type `IPV4` on a `UINT32` | dotted quad, the bytes in the order stored |
@@ -91,9 +91,6 @@ pub fn value_text<N>(value: &Value<'_>, field: &FieldSchema<N>, map: Option<&Val
 fn integer(v: i64, out: OutType) -> Json {
     match out {
         OutType::BOOLEAN => json!(v != 0),
-        OutType::HEX_INT8 | OutType::HEX_INT16 | OutType::HEX_INT32 | OutType::HEX_INT64 => {
-            json!(hex(u64::from_ne_bytes(v.to_ne_bytes())))
-        }
         OutType::WIN32_ERROR | OutType::NTSTATUS | OutType::HRESULT | OutType::ERROR_CODE => {
             json!(code(u64::from_ne_bytes(v.to_ne_bytes()) & 0xFFFF_FFFF))
         }
@@ -104,9 +101,6 @@ fn integer(v: i64, out: OutType) -> Json {
 fn unsigned(v: u64, out: OutType) -> Json {
     match out {
         OutType::BOOLEAN => json!(v != 0),
-        OutType::HEX_INT8 | OutType::HEX_INT16 | OutType::HEX_INT32 | OutType::HEX_INT64 => {
-            json!(hex(v))
-        }
         OutType::WIN32_ERROR | OutType::NTSTATUS | OutType::HRESULT | OutType::ERROR_CODE => {
             json!(code(v))
         }
