@@ -1,8 +1,6 @@
 //! `MetaData/EventInfo` and `MetaData/EventMapInfo` events as owned schemas: the core reads
-//! the `TRACE_EVENT_INFO` and `EVENT_MAP_INFO` in place
-//! ([`EventInfo`](etw_classic::payload::EventInfo),
-//! [`EventMapInfo`](etw_classic::payload::EventMapInfo)); this module turns them into an
-//! [`EventSchema`] under its [`SchemaKey`] and a [`ValueMap`].
+//! the `TRACE_EVENT_INFO` and `EVENT_MAP_INFO` in place ([`EventInfo`], [`EventMapInfo`]);
+//! this module turns them into an [`EventSchema`] under its [`SchemaKey`] and a [`ValueMap`].
 //!
 //! The key is TraceEvent's (perfview `RegisteredTraceEventParser.cs`, `ParseEventMetaData`
 //! and `TraceEventComparer`; PAYLOADS.md §4), with the version added, since a provider's
