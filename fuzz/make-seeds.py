@@ -13,6 +13,11 @@ tests/data/compression-vectors.json, made by independent compressors.
 
 The manifest_xml and mof_text seeds are small manifests and MOF texts that use every part their
 parsers read, and copies of them with each fault the parsers report.
+The event_info seeds are TRACE_EVENT_INFO and EVENT_MAP_INFO structures built from tdh.h's
+layout (the DNS-Client description of ../shared/reference/PAYLOADS.md section 4 rebuilt from
+its facts, a structure, a loop, a classic description, value, bit and pattern maps, cuts); the
+event_source_reassembly seeds are sequences of ManifestData chunks (in and out of order, on two
+streams, repeated, with a changed version, format or magic, past a small cap, not UTF-8).
 
 The kernel_headers seeds are system, compact, perfinfo and message events built from
 ../shared/reference/EVENT-HEADERS.md, with and without room for the extra words and optional
@@ -1234,6 +1239,256 @@ def etl_time_order_seeds():
     ]
 
 
+# --- event_info and event_source_reassembly --------------------------------------------------
+
+# The GUID of KernelTraceControl's MetaData events (PAYLOADS.md section 1) and their class types.
+METADATA_GUID = bytes.fromhex("c1f6ccbbd16cc44880ff839482e37671")
+EVENT_INFO_TYPE = 32
+EVENT_MAP_INFO_TYPE = 33
+EVENT_INFO_MAX_LEN = 8192
+REASSEMBLY_MAX_LEN = 32768
+
+
+def utf16z_names(names):
+    """The NUL-terminated UTF-16LE names laid end to end, and the offset of each from 0."""
+    offsets, blob = [], b""
+    for name in names:
+        offsets.append(len(blob))
+        blob += name.encode("utf-16-le") + b"\0\0"
+    return offsets, blob
+
+
+def trace_event_info(properties, top_level=None, provider="Fuzz-Provider", task="Task",
+                     opcode="win:Info", keywords=(), decoding_source=0, event_guid=b"\0" * 16):
+    """A TRACE_EVENT_INFO as tdh.h lays it out: 112 bytes (ProviderGuid, EventGuid,
+    EVENT_DESCRIPTOR, DecodingSource, the name offsets, PropertyCount, TopLevelPropertyCount,
+    Flags), then 24 bytes per EVENT_PROPERTY_INFO (Flags, NameOffset, InType or
+    StructStartIndex, OutType or NumOfStructMembers, MapNameOffset, count, length, Reserved),
+    then the names. A property is (flags, name, first, second, map name or None, count,
+    length)."""
+    base = 112 + 24 * len(properties)
+    names = [provider, task, opcode] + [p[1] for p in properties] + [p[4] for p in properties if p[4]]
+    offsets, blob = utf16z_names(names)
+    at = dict(zip(names, (base + o for o in offsets)))
+    keyword_offset = 0
+    if keywords:
+        keyword_offset = base + len(blob)
+        blob += b"".join(k.encode("utf-16-le") + b"\0\0" for k in keywords) + b"\0\0"
+    info = guid(31) + event_guid
+    info += struct.pack("<HBBBBHQ", 1001, 0, 16, 4, 0, 1001, 0x8000000000000000)
+    info += struct.pack("<I", decoding_source)
+    info += struct.pack("<8I", at[provider], 0, 0, keyword_offset, at[task], at[opcode], 0, 0)
+    info += struct.pack("<4I", 0, 0, 0, 0)
+    info += struct.pack("<3I", len(properties), len(properties) if top_level is None else top_level, 1)
+    for flags, name, first, second, map_name, count, length in properties:
+        info += struct.pack("<IIHHIHHI", flags, at[name], first, second,
+                            at[map_name] if map_name else 0, count, length, 0)
+    return info + blob
+
+
+def event_map_info(entries, name="FuzzMap", flag=1, value_type=0):
+    """A provider GUID and an EVENT_MAP_INFO (tdh.h): NameOffset, Flag, EntryCount,
+    MapEntryValueType, then {OutputOffset, Value or InputOffset} per entry, offsets from the
+    EVENT_MAP_INFO. An entry is (output, value) or (output, input text)."""
+    base = 16 + 8 * len(entries)
+    names = [name] + [e[0] for e in entries] + [e[1] for e in entries if isinstance(e[1], str)]
+    offsets, blob = utf16z_names(names)
+    at = dict(zip(names, (base + o for o in offsets)))
+    info = struct.pack("<4I", at[name], flag, len(entries), value_type)
+    for output, value in entries:
+        info += struct.pack("<II", at[output], at[value] if isinstance(value, str) else value)
+    return guid(31) + info + blob
+
+
+def event_info_input(structure, data=b"", choice=0):
+    return bytes([choice]) + struct.pack("<H", len(structure)) + structure + data
+
+
+def event_info_seeds():
+    """For event_info: the DNS-Client description of PAYLOADS.md section 4 rebuilt from its
+    facts (six properties, a map, a Binary whose length is a property) with an event's data;
+    a structure of two members counted by a property; a loop; a value map, a bit map and a
+    pattern map; and cuts of each."""
+    dns = trace_event_info([
+        (0, "Interface", 1, 1, None, 1, 0),
+        (0, "TotalServerCount", 8, 8, None, 1, 4),
+        (0, "Index", 8, 8, None, 1, 4),
+        (0, "DynamicAddress", 4, 4, "DnsIpTypeMap", 1, 1),
+        (0, "AddressLength", 8, 8, None, 1, 4),
+        (2, "Address", 14, 25, None, 1, 4),
+    ], provider="Microsoft-Windows-DNS-Client", task="DnsServerForInterface")
+    dns_data = ("Ethernet".encode("utf-16-le") + b"\0\0" + struct.pack("<IIBI", 4, 3, 1, 16)
+                + bytes([2, 0, 0, 0, 10, 50, 10, 50]) + b"\0" * 8)
+    nested = trace_event_info([
+        (0, "Count", 8, 0, None, 1, 4),
+        (0x5, "Items", 3, 2, None, 0, 0),
+        (0, "Tail", 6, 0, "TailMap", 1, 2),
+        (0, "Len", 4, 0, None, 1, 1),
+        (2, "Text", 1, 0, None, 1, 3),
+    ], top_level=3, keywords=("K1", "K2"))
+    nested_data = struct.pack("<I", 2) + b"\x01" + "a".encode("utf-16-le") + b"\x02" \
+        + "bc".encode("utf-16-le") + struct.pack("<H", 7)
+    looping = trace_event_info([(1, "S", 0, 1, None, 1, 0)])
+    classic = trace_event_info([(0x20, "Values", 8, 0, None, 3, 4)], decoding_source=1,
+                               event_guid=guid(32))
+    value_map = event_map_info([("static ", 0), ("dynamic ", 1)], name="DnsIpTypeMap")
+    bit_map = event_map_info([("A ", 1), ("B ", 2), ("C ", 4)], flag=2)
+    pattern = event_map_info([("Out", "In*")], flag=4)
+    seeds = [
+        event_info_input(dns, dns_data),
+        event_info_input(dns, dns_data, choice=1),
+        event_info_input(dns[:200], dns_data),
+        event_info_input(nested, nested_data),
+        event_info_input(nested[:len(nested) - 1], nested_data),
+        event_info_input(looping),
+        event_info_input(classic, struct.pack("<3I", 1, 2, 3)),
+        event_info_input(value_map),
+        event_info_input(bit_map),
+        event_info_input(pattern),
+        event_info_input(value_map[:30]),
+    ]
+    return seeds
+
+
+def reassembly_step(stream, data, envelope=None):
+    """One step: the stream, and either an envelope (TotalChunks, ChunkNumber, flags) made by
+    the target with the text after it, or the raw event data."""
+    if envelope is None:
+        return bytes([stream & 3]) + struct.pack("<H", len(data)) + data
+    return bytes([(stream & 3) | 4]) + bytes(envelope) + struct.pack("<H", len(data)) + data
+
+
+def manifest_envelope(total, number, format_=1, major=1, minor=0, magic=0x5B):
+    """ManifestEnvelope (perfview ManifestEnvelope.cs): Format, MajorVersion, MinorVersion,
+    Magic, TotalChunks, ChunkNumber."""
+    return struct.pack("<BBBBHH", format_, major, minor, magic, total, number)
+
+
+def event_source_reassembly_seeds():
+    """For event_source_reassembly: one chunk; three chunks out of order; two streams
+    interleaved; a repeated chunk, a changed version, format 2, a bad magic, a chunk before
+    chunk 0, an empty chunk; a cap that a stream passes; text that is not UTF-8."""
+    xml = b'<instrumentationManifest xmlns="http://schemas.microsoft.com/win/2004/08/events">' \
+          b'<instrumentation><events><provider name="Fuzz" guid="{00000000-0000-0000-0000-000000000001}"/>' \
+          b'</events></instrumentation></instrumentationManifest>'
+    parts = [xml[:60], xml[60:120], xml[120:]]
+    default_cap = b"\xff"
+    return [
+        default_cap + reassembly_step(0, manifest_envelope(1, 0) + xml),
+        default_cap + b"".join([
+            reassembly_step(0, parts[0], (3, 0, 0)),
+            reassembly_step(0, parts[2], (3, 2, 0)),
+            reassembly_step(0, parts[1], (3, 1, 0)),
+        ]),
+        default_cap + b"".join([
+            reassembly_step(0, parts[0], (2, 0, 0)),
+            reassembly_step(1, parts[0], (2, 0, 0)),
+            reassembly_step(1, parts[1], (2, 1, 0)),
+            reassembly_step(0, parts[1], (2, 1, 0)),
+        ]),
+        default_cap + b"".join([
+            reassembly_step(2, parts[0], (3, 0, 0)),
+            reassembly_step(2, parts[0], (3, 0, 0)),
+            reassembly_step(2, parts[1], (3, 1, 1)),
+            reassembly_step(3, parts[1], (3, 1, 0)),
+            reassembly_step(3, parts[0], (3, 0, 2)),
+            reassembly_step(3, parts[0], (3, 0, 4)),
+            reassembly_step(3, manifest_envelope(3, 0)),
+        ]),
+        b"\x05" + b"".join([
+            reassembly_step(0, parts[0], (3, 0, 0)),
+            reassembly_step(0, parts[1], (3, 1, 0)),
+            reassembly_step(1, parts[0], (2, 0, 0)),
+        ]),
+        default_cap + reassembly_step(1, manifest_envelope(1, 0) + b"<a>\xff</a>"),
+    ]
+
+
+# Header types whose Size is a u16 at offset 4 (SYSTEM, COMPACT, PERFINFO: version-first).
+VERSION_FIRST_TYPES = (0x01, 0x02, 0x03, 0x04, 0x10, 0x11)
+
+
+def trace_events(path):
+    """(header type, event bytes) of every event of an .etl file, buffer by buffer, with the
+    walk's rules (the reader's `Events`): 0xFFFFFFFF ends a buffer's events, byte 3 must have
+    TRACE_HEADER_FLAG (0x80), TRACE_MESSAGE (0x10) makes it a message whose Size is at 0, and
+    otherwise byte 2 is the header type, Size at 4 for the version-first ones, else at 0."""
+    for _, buffer in etl_buffers(path.read_bytes()):
+        events = uncompressed(buffer)[BUFFER_HEADER_LEN:]
+        at = 0
+        while at + 4 <= len(events):
+            marker = struct.unpack_from("<I", events, at)[0]
+            header_type, flags = events[at + 2], events[at + 3]
+            if marker == 0xFFFFFFFF or not flags & 0x80:
+                break
+            if flags & 0x10:
+                header_type = 0x0F
+            size_at = 4 if header_type in VERSION_FIRST_TYPES and not flags & 0x10 else 0
+            if at + size_at + 2 > len(events):
+                break
+            size = struct.unpack_from("<H", events, at + size_at)[0]
+            if size < 4 or at + size > len(events):
+                break
+            yield header_type, events[at:at + size]
+            at += aligned(size)
+
+
+def metadata_and_described(path):
+    """The MetaData events (class type, data) of a trace, and the user data of its
+    EVENT_HEADER events without extended items by (provider GUID bytes, id, version)."""
+    metadata, described = [], {}
+    for header_type, event in trace_events(path):
+        if header_type in (0x0A, 0x14) and len(event) >= 0x30 and event[0x18:0x28] == METADATA_GUID:
+            metadata.append((event[4], event[0x30:]))
+        elif header_type in (EVENT_HEADER32, EVENT_HEADER64) and len(event) >= EVENT_HEADER_LEN \
+                and not struct.unpack_from("<H", event, 4)[0] & EXTENDED_INFO:
+            key = (event[0x18:0x28], struct.unpack_from("<H", event, 0x28)[0], event[0x2A])
+            described.setdefault(key, (header_type, event[EVENT_HEADER_LEN:]))
+    return metadata, described
+
+
+def perfview_event_info_seeds(traces):
+    """For event_info, every EventInfo event of the traces with the data of the first event it
+    describes (the pointer size of its header type), and every EventMapInfo event."""
+    seeds = []
+    for path in traces:
+        metadata, described = metadata_and_described(path)
+        for class_type, data in metadata:
+            if class_type == EVENT_INFO_TYPE and len(data) >= 112:
+                key = (data[:16], struct.unpack_from("<H", data, 32)[0], data[34])
+                header_type, payload = described.get(key, (EVENT_HEADER64, b""))
+                choice = 1 if header_type == EVENT_HEADER32 else 0
+                seed = event_info_input(data, payload, choice)
+            else:
+                seed = event_info_input(data)
+            if len(seed) <= EVENT_INFO_MAX_LEN:
+                seeds.append(seed)
+    return seeds
+
+
+def perfview_reassembly_seeds(traces):
+    """For event_source_reassembly, each trace's ManifestData events (id 0xFFFE, opcode 0xFE,
+    task 0xFFFE) of at most 16 KiB as they are, and again with their text cut into chunks of
+    4 KiB under new envelopes, the last chunk first after chunk 0."""
+    seeds = []
+    for path in traces:
+        for header_type, event in trace_events(path):
+            if header_type not in (EVENT_HEADER32, EVENT_HEADER64) or len(event) < EVENT_HEADER_LEN:
+                continue
+            event_id, _, _, _, opcode, task = struct.unpack_from("<HBBBBH", event, 0x28)
+            if (event_id, opcode, task) != (0xFFFE, 0xFE, 0xFFFE):
+                continue
+            data = event[EVENT_HEADER_LEN:]
+            if len(data) > 16384:
+                continue
+            text = data[8:]
+            chunks = [text[i:i + 4096] for i in range(0, len(text), 4096)]
+            order = [0] + list(range(len(chunks) - 1, 0, -1))
+            split = b"".join(reassembly_step(1, chunks[i], (len(chunks), i, 0)) for i in order)
+            seeds.append(b"\xff" + reassembly_step(0, data) + split)
+    return seeds
+
+
 def write_corpus(target, seeds, prefix="seed-"):
     directory = CORPUS / target
     directory.mkdir(parents=True, exist_ok=True)
@@ -1289,7 +1544,11 @@ def main():
     write_corpus("etl_time_order", etl_time_order_seeds())
     write_corpus("manifest_xml", manifest_xml_seeds())
     write_corpus("mof_text", mof_text_seeds())
+    write_corpus("event_info", event_info_seeds())
+    write_corpus("event_source_reassembly", event_source_reassembly_seeds())
     if traces is not None:
+        write_corpus("event_info", perfview_event_info_seeds(traces), prefix="perfview-")
+        write_corpus("event_source_reassembly", perfview_reassembly_seeds(traces), prefix="perfview-")
         write_corpus("event_header", perfview_event_header_seeds(traces), prefix="perfview-")
         walk, files, streams = perfview_seeds(traces)
         write_corpus("trace_buffer_walk", walk, prefix="perfview-")

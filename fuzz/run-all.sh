@@ -36,6 +36,8 @@ max_len() {
         event_header) echo 4096 ;;
         kernel_headers) echo 1024 ;;
         lznt1 | xpress_huffman) echo 8192 ;;
+        event_info) echo 8192 ;;
+        event_source_reassembly) echo 32768 ;;
         *) echo 4096 ;;
     esac
 }

@@ -98,11 +98,11 @@ impl<'a> Facts<'a> {
                 facts.level = Some(descriptor.level.0);
                 facts.task = Some(descriptor.task);
                 facts.keyword = Some(descriptor.keyword);
-                facts.bitness = Some(if header.flags.contains(EventHeaderFlags::HEADER_32_BIT) {
-                    Bitness::Bits32
-                } else {
-                    Bitness::Bits64
-                });
+                // The flag is never set on disk (EVENT-HEADERS.md §1); when it is not, the
+                // header type (EVENT_HEADER32 / EVENT_HEADER64) says the pointer size, below.
+                if header.flags.contains(EventHeaderFlags::HEADER_32_BIT) {
+                    facts.bitness = Some(Bitness::Bits32);
+                }
                 let mut items = body.items();
                 for item in items.by_ref() {
                     match item.map(|item| item.payload()) {

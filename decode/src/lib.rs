@@ -5,6 +5,8 @@
 //!
 //! | module | reads |
 //! |---|---|
+//! | [`event_info`] | `MetaData/EventInfo` and `EventMapInfo` events (`TRACE_EVENT_INFO`, `EVENT_MAP_INFO`) as schemas under their keys and value maps |
+//! | [`event_source`] | EventSource manifests written into the stream: `ManifestData` chunks put back together per provider, process and thread, with memory bounded |
 //! | [`facts`] | what an event's header says of it: provider or kernel group, ids, descriptor, bitness, payload, TraceLogging metadata |
 //! | [`registry`] | the schemas known for a trace, and each event's names and fields |
 //! | [`render`] | how a value is shown (the rules every output shares) and an event's fields as JSON |
@@ -18,6 +20,8 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs, missing_debug_implementations)]
 
+pub mod event_info;
+pub mod event_source;
 pub mod facts;
 pub mod kernel;
 pub mod manifest;

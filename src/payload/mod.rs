@@ -18,6 +18,8 @@
 //! stream, a registry of schemas) build on this module from outside the `no_std` core.
 
 pub(crate) mod decoder;
+pub(crate) mod event_info;
+pub(crate) mod event_source;
 pub mod kernel;
 pub(crate) mod schema;
 pub(crate) mod tracelogging;
@@ -26,6 +28,17 @@ pub(crate) mod value;
 
 pub use decoder::{
     Item, ItemKind, NamedPayloadError, PayloadDecoder, PayloadError, PayloadErrorKind,
+};
+pub use event_info::{
+    DecodingSource, EventInfo, EventInfoError, EventInfoErrorKind, EventMapInfo, InfoStructure,
+    KeywordNames, MapEntries, MapEntry, MapFlags, MapInput, Properties, PropertyFlags,
+    PropertyInfo, PropertyType, TemplateFlags, Utf16Name, EVENT_INFO_TYPE, EVENT_MAP_ENTRY_LEN,
+    EVENT_MAP_INFO_LEN, EVENT_MAP_INFO_TYPE, EVENT_PROPERTY_INFO_LEN, MAP_VALUETYPE_STRING,
+    METADATA_GUID, TRACE_EVENT_INFO_LEN,
+};
+pub use event_source::{
+    is_manifest_data, EnvelopeError, EnvelopeErrorKind, ManifestEnvelope, ManifestFormat,
+    MANIFEST_EVENT_ID, MANIFEST_OPCODE, MANIFEST_TASK,
 };
 pub use schema::{check_fields, Count, FieldSchema, Length, SchemaError, MAX_STRUCT_DEPTH};
 pub use tracelogging::{MetadataError, MetadataErrorKind, TraceLoggingEvent, TraceLoggingFields};

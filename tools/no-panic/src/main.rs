@@ -2,7 +2,8 @@
 //!
 //! This `no_std` binary for `thumbv7em-none-eabihf` calls every decoder, encoder, the event
 //! iterator, the consumer, the .etl reader and writer, the Plain LZ77 decompressor, the provider,
-//! the session buffer writer, and the kernel tables with the payload decoder, on inputs the
+//! the session buffer writer, the kernel tables with the payload decoder, and the
+//! `MetaData/EventInfo` reader with a walk of the data with its fields, on inputs the
 //! optimiser cannot see through (`core::hint::black_box`). Its panic handler calls a function that is
 //! declared but defined nowhere, so if any panic survives optimisation anywhere in the code
 //! reached from `_start`, the link fails with an undefined symbol named
@@ -67,6 +68,7 @@ pub extern "C" fn _start() -> ! {
     provider_and_session(input, bitness);
     time(input);
     kernel_payloads(input, bitness);
+    event_info(input, bitness);
     loop {
         core::hint::spin_loop();
     }
@@ -375,4 +377,30 @@ fn time(input: &[u8]) {
     if let Some((header, _)) = input.split_first_chunk::<{ WmiBufferHeader::LEN }>() {
         let _ = black_box(WmiBufferHeader::from_bytes(header).processor());
     }
+}
+
+/// `MetaData/EventInfo` and `EventMapInfo` read in place: the names, the properties, the
+/// fields in preorder and a walk of the data with them; the `ManifestData` envelope.
+fn event_info(input: &[u8], bitness: Bitness) {
+    use etw_classic::payload::{
+        EventInfo, EventMapInfo, FieldSchema, InType, ManifestEnvelope, PayloadDecoder, Utf16Name,
+    };
+    let (structure, data) = input.split_at(input.len() / 2);
+    if let Ok(info) = EventInfo::parse(structure) {
+        let _ = black_box(info.keyword_names().map(|name| name.len()).sum::<usize>());
+        let _ = black_box(info.properties().filter(Result::is_ok).count());
+        let mut fields = [FieldSchema::new(Utf16Name::EMPTY, InType::NULL); 16];
+        if let Ok(fields) = info.collect_fields(&mut fields) {
+            let mut decoder = PayloadDecoder::new(fields, data, bitness);
+            let _ = black_box(decoder.by_ref().filter(Result::is_ok).count());
+            let _ = black_box(decoder.rest().len());
+        }
+    }
+    if let Ok(map) = EventMapInfo::parse(structure) {
+        let _ = black_box(map.entries().filter(Result::is_ok).count());
+        let _ = black_box(map.format_string().map(|name| name.map(|name| name.len())));
+    }
+    let _ = black_box(
+        ManifestEnvelope::parse(input).map(|(envelope, chunk)| (envelope.to_bytes(), chunk.len())),
+    );
 }
