@@ -40,9 +40,15 @@ pub fn learn_file(registry: &mut Registry, path: &str) {
     };
     while let Some(buffer) = reader.next_buffer() {
         let Ok(buffer) = buffer else { continue };
+        let position = buffer.position;
         for event in buffer.events() {
             let Ok(event) = event else { break };
-            registry.learn(&Facts::of(&event));
+            registry.learn(&Facts::of(&event), || {
+                format!(
+                    "{path}: buffer {} (file offset {:#x}) event offset {:#x}",
+                    position.index, position.file_offset, event.offset
+                )
+            });
         }
     }
 }

@@ -15,14 +15,17 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use etw_classic::payload;
 use etw_classic::payload::kernel::{self, KernelEvent};
 use etw_classic::payload::{FieldSchema, ItemKind, PayloadDecoder, TraceLoggingEvent, Value};
 use etw_classic::wire::{EventTraceGroup, HookId};
 use etw_classic::{Bitness, Guid};
 
+use crate::event_source::{ManifestReassembly, Pushed, StreamKey};
 use crate::facts::{Facts, Source};
+use crate::manifest::parse_manifest_as;
 use crate::render::{fields_json, FieldsJson};
-use crate::schema::{EventSchema, Name, SchemaSource};
+use crate::schema::{EventSchema, Name, SchemaSource, ValueMap};
 
 /// What identifies an event's schema, as the sources key it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -155,7 +158,16 @@ pub struct Registry {
     /// (class GUID, event type).
     any_version: HashMap<(Guid, u8), Arc<EventSchema>>,
     processes: HashMap<u32, Name>,
+    /// The value maps `EventMapInfo` events gave, by provider and name.
+    maps: HashMap<(Guid, Name), Arc<ValueMap>>,
+    /// EventSource manifests being put back together from their chunks.
+    reassembly: ManifestReassembly,
+    /// What the trace's own descriptions could not give: each with its place.
+    problems: Vec<String>,
 }
+
+/// At most how many problems learning keeps (the rest are counted, not kept).
+const PROBLEMS_KEPT: usize = 64;
 
 /// Which source wins when two describe the same event: what the user gives, then what the
 /// trace says of itself, then what is built in.
@@ -388,13 +400,116 @@ impl Registry {
         self.identify(facts)?.decode(facts)
     }
 
-    /// Learns what `facts`' event says of the trace: the name of the process a kernel
-    /// `Process` event (start, end, rundown) describes, as TraceEvent names processes: the
-    /// image file name without its folder and extension.
-    pub fn learn(&mut self, facts: &Facts<'_>) {
+    /// Learns what `facts`' event (at `place`, for messages) says of the trace:
+    /// - the name of the process a kernel `Process` event (start, end, rundown) describes, as
+    ///   TraceEvent names processes: the image file name without its folder and extension;
+    /// - the schema a `MetaData/EventInfo` event gives (a `TRACE_EVENT_INFO`), and the value
+    ///   map an `EventMapInfo` event gives, attached to the schemas that name it;
+    /// - a chunk of an EventSource manifest (`ManifestData`), and once its stream is whole,
+    ///   the schemas of the manifest.
+    ///
+    /// What cannot be learned (a description that does not read, a manifest stream dropped)
+    /// is kept in [`problems`](Self::problems).
+    pub fn learn(&mut self, facts: &Facts<'_>, place: impl Fn() -> String) {
         if let Some((pid, name)) = process_named(facts) {
             self.processes.insert(pid, Arc::from(name));
+            return;
         }
+        let Some(Source::Provider(guid)) = facts.source else {
+            return;
+        };
+        let data = facts.payload.unwrap_or_default();
+        if guid == payload::METADATA_GUID && facts.classic_type.is_some() {
+            match facts.opcode {
+                Some(payload::EVENT_INFO_TYPE) => self.learn_event_info(data, &place()),
+                Some(payload::EVENT_MAP_INFO_TYPE) => self.learn_event_map_info(data, &place()),
+                _ => {}
+            }
+            return;
+        }
+        let is_manifest = facts.classic_type.is_none()
+            && facts.event_id == Some(payload::MANIFEST_EVENT_ID)
+            && facts.opcode == Some(payload::MANIFEST_OPCODE)
+            && facts.task == Some(payload::MANIFEST_TASK);
+        if is_manifest {
+            let key = StreamKey {
+                provider: guid,
+                process_id: facts.process_id.unwrap_or(0),
+                thread_id: facts.thread_id.unwrap_or(0),
+            };
+            match self.reassembly.push(key, data, place()) {
+                Pushed::Complete(manifest) => {
+                    match parse_manifest_as(
+                        &manifest.xml,
+                        &manifest.place,
+                        SchemaSource::EventSourceManifest,
+                    ) {
+                        Ok(parsed) => {
+                            self.add_manifest(&parsed);
+                        }
+                        Err(error) => self.problem(error.to_string()),
+                    }
+                }
+                Pushed::Dropped { place, reason, .. } | Pushed::Ignored { place, reason, .. } => {
+                    self.problem(format!(
+                        "{place}: EventSource manifest chunk of {guid}: {reason}"
+                    ));
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn learn_event_info(&mut self, data: &[u8], place: &str) {
+        let maps = &self.maps;
+        let result = crate::event_info::event_schema(data, place, |name| {
+            maps.iter()
+                .find(|((_, map_name), _)| &**map_name == name)
+                .map(|(_, map)| Arc::clone(map))
+        });
+        match result {
+            Ok((key, schema)) => {
+                self.insert(key, Arc::new(schema));
+            }
+            Err(error) => self.problem(error.to_string()),
+        }
+    }
+
+    fn learn_event_map_info(&mut self, data: &[u8], place: &str) {
+        match crate::event_info::value_map(data, place) {
+            Ok((provider, map)) => {
+                let map = Arc::new(map);
+                for (key, schema) in &mut self.schemas {
+                    let SchemaKey::Descriptor { provider: of, .. } = key else {
+                        continue;
+                    };
+                    if *of == provider && schema.origin.source == SchemaSource::EventInfo {
+                        crate::event_info::attach_map(Arc::make_mut(schema), &map);
+                    }
+                }
+                self.maps.insert((provider, Arc::clone(&map.name)), map);
+            }
+            Err(error) => self.problem(error.to_string()),
+        }
+    }
+
+    fn problem(&mut self, problem: String) {
+        if self.problems.len() < PROBLEMS_KEPT {
+            self.problems.push(problem);
+        }
+    }
+
+    /// What the trace's own descriptions could not give while learning (at most 64), each
+    /// naming its place; and the EventSource manifest streams still incomplete.
+    pub fn problems(&self) -> Vec<String> {
+        let mut problems = self.problems.clone();
+        for stream in self.reassembly.incomplete() {
+            problems.push(format!(
+                "EventSource manifest of {} (process {}, thread {}) incomplete at the end of the trace",
+                stream.key.provider, stream.key.process_id, stream.key.thread_id
+            ));
+        }
+        problems
     }
 }
 
