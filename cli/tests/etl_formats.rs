@@ -71,7 +71,10 @@ fn check_csv(file: &Path, args: &[&str]) -> usize {
             "filetime",
             "time",
             "provider",
+            "provider_name",
+            "event_name",
             "pid",
+            "process_name",
             "tid",
             "event_id",
             "version",
@@ -80,6 +83,10 @@ fn check_csv(file: &Path, args: &[&str]) -> usize {
             "task",
             "keyword",
             "size",
+            "fields",
+            "fields_error",
+            "fields_left",
+            "undecoded",
             "data",
             "error"
         ]
@@ -108,6 +115,23 @@ fn check_csv(file: &Path, args: &[&str]) -> usize {
             "size",
         ] {
             assert_eq!(row[key], as_field(event.get(key)), "{key} of {event:?}");
+        }
+        // The names and fields: the JSON line's keys, the fields as one JSON text.
+        for key in [
+            "provider_name",
+            "event_name",
+            "process_name",
+            "fields_error",
+            "fields_left",
+            "undecoded",
+        ] {
+            assert_eq!(row[key], as_field(event.get(key)), "{key} of {event:?}");
+        }
+        if row["fields"].is_empty() {
+            assert_eq!(event["fields"], Value::Null);
+        } else {
+            let fields: Value = serde_json::from_str(&row["fields"]).unwrap();
+            assert_eq!(fields, event["fields"]);
         }
         assert_eq!(row["pid"], as_field(event.get("process_id")));
         assert_eq!(row["tid"], as_field(event.get("thread_id")));
