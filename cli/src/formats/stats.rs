@@ -1,4 +1,9 @@
 //! `--summary` and `--stats`: nothing per event, a report at the end.
+//!
+//! `--stats` counts the events by kind, by provider (the GUID, or the kernel group of
+//! `HookId`), by provider name and by event name (`provider/event`, as the event's schema
+//! names them; an event no schema names is counted under its provider GUID or kernel group,
+//! as in the counts by provider), and by process id; and gives the first and last time.
 
 use std::collections::HashMap;
 use std::io::{self, Write};
@@ -8,6 +13,7 @@ use serde_json::{json, Map, Value};
 
 use super::{EventContext, FileInfo, Format, Tally};
 use etw_classic_decode::facts::{Facts, Source};
+use etw_classic_decode::Registry;
 
 /// What a file whose `BuffersWritten` is 0 gets as a note in a text report.
 const UNFLUSHED_NOTE: &str = "the logfile header's BuffersWritten is 0 (a session still running \
@@ -62,14 +68,20 @@ pub struct Record {
     source: Option<Source>,
     process_id: Option<u32>,
     filetime: Option<i64>,
+    /// The provider's name and the event's `provider/event` name, or where the schema gives
+    /// none, the provider GUID or kernel group (`None` without either).
+    names: Option<(String, String)>,
 }
 
-/// `--stats`: the events counted by kind, by provider and by process, and their time span.
+/// `--stats`: the events counted by kind, by provider, by provider and event name and by
+/// process, and their time span.
 #[derive(Default)]
 pub struct Stats {
     json: bool,
     providers: HashMap<Source, u64>,
     without_provider: u64,
+    provider_names: HashMap<String, u64>,
+    event_names: HashMap<String, u64>,
     processes: HashMap<u32, u64>,
     without_process: u64,
     first: Option<i64>,
@@ -87,10 +99,30 @@ impl Stats {
 }
 
 /// `counts` from the largest count down, equal counts by key.
-fn by_count<K: Ord + Copy>(counts: &HashMap<K, u64>) -> Vec<(K, u64)> {
-    let mut counts: Vec<(K, u64)> = counts.iter().map(|(key, count)| (*key, *count)).collect();
+fn by_count<K: Ord + Clone>(counts: &HashMap<K, u64>) -> Vec<(K, u64)> {
+    let mut counts: Vec<(K, u64)> = counts
+        .iter()
+        .map(|(key, count)| (key.clone(), *count))
+        .collect();
     counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     counts
+}
+
+/// The names `--stats` counts an event under: its provider's name and its `provider/event`
+/// name as its schema gives them ([`Registry::identify`], which does not decode the fields);
+/// the provider GUID or kernel group (`kernel:PROCESS`) for the part the schema does not
+/// name; `None` for an event with no provider at all.
+fn names(registry: &Registry, facts: &Facts<'_>) -> Option<(String, String)> {
+    let identified = registry.identify(facts).ok();
+    let provider = identified
+        .as_ref()
+        .and_then(|found| found.provider_name().map(str::to_owned))
+        .or_else(|| facts.source.map(|source| source.to_string()))?;
+    let event = match identified.as_ref().and_then(|found| found.event_name()) {
+        Some(event) => format!("{provider}/{event}"),
+        None => provider.clone(),
+    };
+    Some((provider, event))
 }
 
 /// 100 ns intervals as seconds with seven fractional digits.
@@ -114,6 +146,7 @@ impl Format for Stats {
             source: facts.source,
             process_id: facts.process_id,
             filetime: context.filetime,
+            names: names(context.registry, &facts),
         }
     }
 
@@ -121,6 +154,10 @@ impl Format for Stats {
         match record.source {
             Some(source) => *self.providers.entry(source).or_default() += 1,
             None => self.without_provider += 1,
+        }
+        if let Some((provider, event)) = record.names {
+            *self.provider_names.entry(provider).or_default() += 1;
+            *self.event_names.entry(event).or_default() += 1;
         }
         match record.process_id {
             Some(process_id) => *self.processes.entry(process_id).or_default() += 1,
@@ -146,6 +183,8 @@ impl Format for Stats {
             .map(|(first, last)| last.saturating_sub(first));
         let providers = by_count(&self.providers);
         let processes = by_count(&self.processes);
+        let provider_names = by_count(&self.provider_names);
+        let event_names = by_count(&self.event_names);
         if self.json {
             let mut object = json!({
                 "buffers": tally.buffers,
@@ -165,6 +204,18 @@ impl Format for Stats {
                     .collect(),
             );
             object["events_without_provider"] = json!(self.without_provider);
+            object["provider_names"] = Value::Object(
+                provider_names
+                    .iter()
+                    .map(|(name, count)| (name.clone(), json!(count)))
+                    .collect(),
+            );
+            object["event_names"] = Value::Object(
+                event_names
+                    .iter()
+                    .map(|(name, count)| (name.clone(), json!(count)))
+                    .collect(),
+            );
             object["processes"] = Value::Object(
                 processes
                     .iter()
@@ -211,6 +262,14 @@ impl Format for Stats {
         }
         if self.without_provider != 0 {
             writeln!(out, "{:>8} (none)", self.without_provider)?;
+        }
+        writeln!(out, "provider names (unnamed by GUID or kernel group):")?;
+        for (name, count) in &provider_names {
+            writeln!(out, "{count:>8} {name}")?;
+        }
+        writeln!(out, "event names (provider/event):")?;
+        for (name, count) in &event_names {
+            writeln!(out, "{count:>8} {name}")?;
         }
         writeln!(out, "processes:")?;
         for (process_id, count) in &processes {
