@@ -158,6 +158,8 @@ pub struct Registry {
     /// (class GUID, event type).
     any_version: HashMap<(Guid, u8), Arc<EventSchema>>,
     processes: HashMap<u32, Name>,
+    /// Thread names the kernel's `Thread` events gave, by thread id.
+    threads: HashMap<u32, Name>,
     /// The value maps `EventMapInfo` events gave, by provider and name.
     maps: HashMap<(Guid, Name), Arc<ValueMap>>,
     /// EventSource manifests being put back together from their chunks.
@@ -356,6 +358,11 @@ impl Registry {
         self.processes.get(&pid)
     }
 
+    /// The name of thread `tid`, if the trace named it (the last name given).
+    pub fn thread_name(&self, tid: u32) -> Option<&Name> {
+        self.threads.get(&tid)
+    }
+
     /// Which schema describes the event `facts` describe, or why none does: enough to name
     /// it without decoding its fields.
     pub fn identify<'r, 'e>(&'r self, facts: &Facts<'e>) -> Result<Identified<'r, 'e>, Undecoded> {
@@ -403,6 +410,8 @@ impl Registry {
     /// Learns what `facts`' event (at `place`, for messages) says of the trace:
     /// - the name of the process a kernel `Process` event (start, end, rundown) describes, as
     ///   TraceEvent names processes: the image file name without its folder and extension;
+    /// - the name of the thread a kernel `Thread` event gives (`ThreadName` of the start, end
+    ///   and rundown events from version 4, and of `SetName`), when it is not empty;
     /// - the schema a `MetaData/EventInfo` event gives (a `TRACE_EVENT_INFO`), and the value
     ///   map an `EventMapInfo` event gives, attached to the schemas that name it;
     /// - a chunk of an EventSource manifest (`ManifestData`), and once its stream is whole,
@@ -413,6 +422,10 @@ impl Registry {
     pub fn learn(&mut self, facts: &Facts<'_>, place: impl Fn() -> String) {
         if let Some((pid, name)) = process_named(facts) {
             self.processes.insert(pid, Arc::from(name));
+            return;
+        }
+        if let Some((tid, name)) = thread_named(facts) {
+            self.threads.insert(tid, Arc::from(name));
             return;
         }
         let Some(Source::Provider(guid)) = facts.source else {
@@ -551,6 +564,38 @@ fn process_named(facts: &Facts<'_>) -> Option<(u32, String)> {
         _ => file,
     };
     Some((pid?, stem.to_owned()))
+}
+
+/// The thread id and name a kernel `Thread` event gives: `TThreadId` and `ThreadName` of
+/// `Thread_TypeGroup1` (types 1 start, 2 end, 3 and 4 rundown, version 4 and later),
+/// `ThreadId` and `ThreadName` of `ThreadSetName` (type 72); `None` when the name is empty.
+fn thread_named(facts: &Facts<'_>) -> Option<(u32, String)> {
+    let Some(Source::Kernel(group)) = facts.source else {
+        return None;
+    };
+    let event_type = facts.opcode?;
+    if group != EventTraceGroup::THREAD || !matches!(event_type, 1..=4 | 72) {
+        return None;
+    }
+    let event = kernel::lookup_hook(HookId::new(group, event_type), facts.version?)?;
+    let data = facts.payload?;
+    let bitness = facts.bitness.unwrap_or(Bitness::Bits64);
+    let fields = event.fields_for(data.len(), bitness);
+    let mut tid = None;
+    let mut name = None;
+    for item in PayloadDecoder::new(&fields, data, bitness) {
+        let Ok(item) = item else { break };
+        match (item.field.name, item.kind) {
+            ("TThreadId" | "ThreadId", ItemKind::Value(value)) => {
+                tid = value.as_u64().and_then(|tid| u32::try_from(tid).ok());
+            }
+            ("ThreadName", ItemKind::Value(Value::Utf16(text))) => {
+                name = Some(text.chars().collect::<String>());
+            }
+            _ => {}
+        }
+    }
+    Some((tid?, name.filter(|name| !name.is_empty())?))
 }
 
 /// How many fields TraceLogging metadata may describe here; more is reported as an error.
