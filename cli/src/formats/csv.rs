@@ -104,7 +104,11 @@ fn row(context: &EventContext<'_>, event: &Event<'_>) -> [String; COLUMNS.len()]
         event.size.to_string(),
         field(fields),
         field(decoded.and_then(|decoded| decoded.fields.error.as_ref())),
-        field(decoded.map(|decoded| decoded.fields.rest).filter(|rest| *rest > 0)),
+        field(
+            decoded
+                .map(|decoded| decoded.fields.rest)
+                .filter(|rest| *rest > 0),
+        ),
         field(undecoded),
         field(facts.payload.map(hex)),
         error,
