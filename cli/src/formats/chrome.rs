@@ -13,10 +13,13 @@
 //!   of FILETIME's 100 ns. Relative, not absolute: microseconds since 1601 or 1970 are beyond
 //!   the integers a JSON reader's double holds exactly. An event logged before `StartTime` has
 //!   a negative `ts`. Events without a time (no timestamp, or no usable clock) are left out.
-//! - `pid`, `tid`: the event's process and thread ids. Events whose header has none
-//!   (`PERFINFO`) go to the pseudo-process [`NO_PROCESS`] (named by a `process_name` metadata
-//!   event), on a thread per processor (`tid` = the processor, named `processor N` by a
-//!   `thread_name` metadata event).
+//! - `pid`, `tid`: the event's process and thread ids. Before the first event of a process
+//!   the trace names (by its kernel `Process` events), a `process_name` metadata event
+//!   (`"ph":"M"`) gives its name (`PerfView`); before the first event of a thread the trace
+//!   names (by its kernel `Thread` events: `SetName`, or `ThreadName` from version 4), a
+//!   `thread_name` metadata event. Events whose header has no ids (`PERFINFO`) go to the
+//!   pseudo-process [`NO_PROCESS`] (named by a `process_name` metadata event), on a thread per
+//!   processor (`tid` = the processor, named `processor N` by a `thread_name` metadata event).
 //! - `ph`: `i` (an instant event, `"s":"t"`: thread scope) for every event, except classic
 //!   (`FULL_HEADER`, `INSTANCE`) events whose `Class.Type` is `EVENT_TRACE_TYPE_START` (1),
 //!   which open a span (`B`), and `EVENT_TRACE_TYPE_END` (2), which close the span of the same
@@ -24,9 +27,14 @@
 //!   is an instant event; the spans still open at the end of the trace are closed there, at the
 //!   time of the last event, with `"args":{"closed_at_end_of_trace":true}`. So `B` and `E` are
 //!   balanced and nested on every thread.
-//! - `name`: `GUID id N` (`EVENT_HEADER`), `GUID TYPE` (classic; the span of a start and end is
-//!   named by the GUID alone), `kernel:GROUP type N` (kernel events), otherwise the kind.
-//! - `cat`: the provider GUID, `kernel:GROUP` for kernel events, otherwise the kind.
+//! - `name`: `provider/event` as the event's schema names it (`Windows Kernel/Process/DCStart`,
+//!   `Microsoft-Windows-DotNETRuntime/GarbageCollection/GCAllocationTick`; the provider GUID or
+//!   kernel group when the schema names no provider). An event no schema names keeps the name
+//!   its header gives: `GUID id N` (`EVENT_HEADER`), `GUID TYPE` (classic),
+//!   `kernel:GROUP type N` (kernel events), otherwise the kind. A span is named by its start
+//!   event's provider and task (`provider/Task`), else its provider, else its GUID.
+//! - `cat`: the provider's name when the schema gives one, otherwise the provider GUID,
+//!   `kernel:GROUP` for kernel events, or the kind.
 //! - `args`: the event's JSON line (`--format json`).
 
 use std::collections::{BTreeMap, HashSet};
@@ -38,6 +46,7 @@ use serde_json::{json, Value};
 use super::{EventContext, FileInfo, Format, Tally};
 use crate::etl::{dated_event_json, kind_name};
 use etw_classic_decode::facts::{Facts, Source};
+use etw_classic_decode::{Identified, Name};
 
 /// The `pid` of the events whose header names no process.
 pub const NO_PROCESS: u32 = u32::MAX;
@@ -58,13 +67,22 @@ pub struct Item {
     name: String,
     cat: String,
     edge: Edge,
-    /// The name of the span a start opens or an end closes: the provider GUID.
+    /// What a start's span and the end that closes it share: the provider GUID (or kernel
+    /// group).
     span: String,
+    /// The name of the span a start opens.
+    span_name: String,
+    /// The names the trace gives the event's process and thread.
+    process_name: Option<Name>,
+    thread_name: Option<Name>,
 }
 
-/// A span open on a thread: its name and when it opened.
+/// A span open on a thread: what its end must share, its name and category, and when it
+/// opened.
 struct Open {
     span: String,
+    name: String,
+    cat: String,
     filetime: i64,
 }
 
@@ -79,6 +97,15 @@ pub struct Chrome {
     named_threads: HashSet<(u32, u32)>,
     open: BTreeMap<(u32, u32), Vec<Open>>,
     last: Option<i64>,
+}
+
+/// The task of the event's schema: the name of the span a start event opens.
+fn task_name<'a>(identified: &'a Identified<'_, '_>) -> Option<&'a str> {
+    match identified {
+        Identified::Schema(schema) => schema.task_name.as_deref(),
+        Identified::Kernel(event) => Some(event.task_name),
+        _ => None,
+    }
 }
 
 /// Microseconds from `origin` to `filetime`, with the digit of the 100 ns.
@@ -97,9 +124,29 @@ impl Chrome {
         write!(out, "{comma}{event}")
     }
 
-    /// The metadata events naming `pid` and `tid`, the first time they are met.
-    fn name(&mut self, out: &mut dyn Write, pid: u32, tid: u32) -> io::Result<()> {
+    /// The metadata events naming the process and thread of `item`, the first time they are
+    /// met: the names the trace gives them, and the pseudo-process of the events without ids.
+    fn name(&mut self, out: &mut dyn Write, item: &Item) -> io::Result<()> {
+        let (pid, tid) = (item.pid, item.tid);
         if pid != NO_PROCESS {
+            if let Some(name) = &item.process_name {
+                if self.named_processes.insert(pid) {
+                    let event = json!({
+                        "name": "process_name", "ph": "M", "ts": 0, "pid": pid, "tid": 0,
+                        "cat": "", "args": {"name": &**name},
+                    });
+                    self.write(out, &event)?;
+                }
+            }
+            if let Some(name) = &item.thread_name {
+                if self.named_threads.insert((pid, tid)) {
+                    let event = json!({
+                        "name": "thread_name", "ph": "M", "ts": 0, "pid": pid, "tid": tid,
+                        "cat": "", "args": {"name": &**name},
+                    });
+                    self.write(out, &event)?;
+                }
+            }
             return Ok(());
         }
         if self.named_processes.insert(pid) {
@@ -163,9 +210,14 @@ impl Format for Chrome {
             Some(pid) => (pid, facts.thread_id.unwrap_or(u32::from(context.processor))),
             None => (NO_PROCESS, u32::from(context.processor)),
         };
-        let cat = facts
+        let source = facts
             .source
             .map_or_else(|| kind.clone(), |source| source.to_string());
+        let identified = context.registry.identify(&facts).ok();
+        let provider_name = identified
+            .as_ref()
+            .and_then(|found| found.provider_name().map(str::to_owned));
+        let cat = provider_name.clone().unwrap_or_else(|| source.clone());
         let edge = match facts.classic_type {
             Some(EventType::START) => Edge::Begin,
             Some(EventType::END) => Edge::End,
@@ -183,6 +235,15 @@ impl Format for Chrome {
             (Some(source), _, _) => format!("{source} {kind}"),
             (None, _, _) => kind,
         };
+        let name = identified
+            .as_ref()
+            .and_then(Identified::event_name)
+            .map_or(name, |event| format!("{cat}/{event}"));
+        let span_name = match identified.as_ref().and_then(task_name) {
+            Some(task) => format!("{cat}/{task}"),
+            None => cat.clone(),
+        };
+        let registry = context.registry;
         // Writing to a Vec<u8> cannot fail.
         let _ = write!(bytes, "{}", Value::Object(dated_event_json(context, event)));
         Item {
@@ -190,9 +251,18 @@ impl Format for Chrome {
             pid,
             tid,
             name,
-            span: cat.clone(),
             cat,
             edge,
+            span: source,
+            span_name,
+            process_name: facts
+                .process_id
+                .and_then(|pid| registry.process_name(pid))
+                .cloned(),
+            thread_name: facts
+                .thread_id
+                .and_then(|tid| registry.thread_name(tid))
+                .cloned(),
         }
     }
 
@@ -204,30 +274,29 @@ impl Format for Chrome {
             self.last
                 .map_or(item.filetime, |last| last.max(item.filetime)),
         );
-        self.name(out, item.pid, item.tid)?;
+        self.name(out, &item)?;
         let stack = self.open.entry((item.pid, item.tid)).or_default();
-        let edge = match item.edge {
+        let (phase, name) = match item.edge {
             Edge::End => match stack.last() {
                 Some(open) if open.span == item.span && open.filetime <= item.filetime => {
-                    stack.pop();
-                    Edge::End
+                    let open = stack.pop();
+                    ("E", open.map(|open| open.name))
                 }
-                _ => Edge::Instant,
+                _ => ("i", None),
             },
             Edge::Begin => {
                 stack.push(Open {
                     span: item.span.clone(),
+                    name: item.span_name.clone(),
+                    cat: item.cat.clone(),
                     filetime: item.filetime,
                 });
-                Edge::Begin
+                ("B", Some(item.span_name.clone()))
             }
-            Edge::Instant => Edge::Instant,
+            Edge::Instant => ("i", None),
         };
-        match edge {
-            Edge::Begin => self.write_event(out, &item, &item.span, "B", args),
-            Edge::End => self.write_event(out, &item, &item.span, "E", args),
-            Edge::Instant => self.write_event(out, &item, &item.name, "i", args),
-        }
+        let name = name.as_deref().unwrap_or(&item.name);
+        self.write_event(out, &item, name, phase, args)
     }
 
     fn end(&mut self, tally: &Tally, file: &FileInfo<'_>, out: &mut dyn Write) -> io::Result<()> {
@@ -238,10 +307,13 @@ impl Format for Chrome {
                     filetime: self.last.unwrap_or(span.filetime).max(span.filetime),
                     pid,
                     tid,
-                    name: span.span.clone(),
-                    cat: span.span.clone(),
+                    name: span.name.clone(),
+                    cat: span.cat,
                     edge: Edge::End,
+                    span_name: span.name,
                     span: span.span,
+                    process_name: None,
+                    thread_name: None,
                 };
                 self.write_event(
                     out,
