@@ -348,6 +348,13 @@ impl Registry {
         self.schemas.iter()
     }
 
+    /// The classic schemas that hold for every version of their event type (MOF classes
+    /// without an `EventVersion`), each with its event class GUID and event type, in no
+    /// particular order.
+    pub fn any_version_schemas(&self) -> impl Iterator<Item = ((Guid, u8), &Arc<EventSchema>)> {
+        self.any_version.iter().map(|(key, schema)| (*key, schema))
+    }
+
     /// Names process `pid` (the image file name without folder or extension).
     pub fn name_process(&mut self, pid: u32, name: Name) {
         self.processes.insert(pid, name);
@@ -636,6 +643,25 @@ impl Identified<'_, '_> {
         }
     }
 
+    /// How many fields the schema has for `facts`' event (structures and their members each
+    /// count), and how walking its data with them ends, without rendering a value: cheaper
+    /// than [`decode`](Self::decode) when only the outcome matters.
+    ///
+    /// # Errors
+    /// TraceLogging metadata whose fields cannot be read, or that describe more than 512
+    /// fields.
+    pub fn walk(&self, facts: &Facts<'_>) -> Result<Walked, Undecoded> {
+        let data = facts.payload.unwrap_or_default();
+        let bitness = facts.bitness.unwrap_or(Bitness::Bits64);
+        match self {
+            Self::Schema(schema) => Ok(walk(&schema.fields, data, bitness)),
+            Self::Kernel(event) => Ok(walk(&event.fields_for(data.len(), bitness), data, bitness)),
+            Self::TraceLogging { event, .. } => {
+                Ok(walk(&tracelogging_fields(event)?, data, bitness))
+            }
+        }
+    }
+
     /// The names and the fields of `facts`' event decoded with this schema.
     ///
     /// # Errors
@@ -688,12 +714,44 @@ pub fn decode_with(schema: &EventSchema, data: &[u8], bitness: Bitness) -> Decod
     }
 }
 
-fn decode_tracelogging(
-    event: &TraceLoggingEvent<'_>,
-    provider: Option<&str>,
+/// How walking an event's data with its schema ended ([`Identified::walk`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Walked {
+    /// The schema's fields for the event (structures and their members each count).
+    pub fields: usize,
+    /// Why decoding stopped before the last field, when it did (as
+    /// [`FieldsJson::error`] says it).
+    pub error: Option<String>,
+    /// Bytes of data left after the last field (0 when decoding stopped at an error).
+    pub rest: usize,
+}
+
+/// Walks `data` with `fields` to its end or its first error.
+fn walk<N: AsRef<str> + std::fmt::Display>(
+    fields: &[FieldSchema<N>],
     data: &[u8],
     bitness: Bitness,
-) -> Result<Decoded, Undecoded> {
+) -> Walked {
+    let mut decoder = PayloadDecoder::new(fields, data, bitness);
+    let error = decoder
+        .by_ref()
+        .find_map(Result::err)
+        .map(|failure| failure.named(fields).to_string());
+    Walked {
+        fields: fields.len(),
+        rest: if error.is_some() {
+            0
+        } else {
+            decoder.rest().len()
+        },
+        error,
+    }
+}
+
+/// The fields TraceLogging metadata describes, checked.
+fn tracelogging_fields<'e>(
+    event: &TraceLoggingEvent<'e>,
+) -> Result<Vec<FieldSchema<&'e str>>, Undecoded> {
     let bad =
         |error: etw_classic::payload::MetadataError| Undecoded::BadMetadata(error.to_string());
     let fields: Vec<FieldSchema<&str>> = event.fields().collect::<Result<_, _>>().map_err(bad)?;
@@ -705,6 +763,16 @@ fn decode_tracelogging(
     }
     etw_classic::payload::check_fields(&fields)
         .map_err(|error| Undecoded::BadMetadata(format!("TraceLogging metadata: {error}")))?;
+    Ok(fields)
+}
+
+fn decode_tracelogging(
+    event: &TraceLoggingEvent<'_>,
+    provider: Option<&str>,
+    data: &[u8],
+    bitness: Bitness,
+) -> Result<Decoded, Undecoded> {
+    let fields = tracelogging_fields(event)?;
     Ok(Decoded {
         source: Some(SchemaSource::TraceLogging),
         provider_name: provider.map(str::to_owned),
