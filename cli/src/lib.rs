@@ -1,5 +1,5 @@
 //! The library behind `etwc`: the JSON form of every layout ([`fields`]), the reading of .etl
-//! files ([`etl`], [`time_ordered`]) and the assembling of dumped buffers ([`assemble`]).
+//! files ([`etl`], [`time_ordered`]), the census of a trace's schemas ([`schemas`]) and the assembling of dumped buffers ([`assemble`]).
 //!
 //! The `etwc` binary (`main.rs`) parses the command line and calls these modules; other crates
 //! of the project (the Python module under `python/`) use them to give the same keys and
@@ -15,6 +15,7 @@ mod filter;
 pub mod formats;
 pub mod meaning;
 mod progress;
+pub mod schemas;
 pub mod time_ordered;
 
 use clap::builder::PossibleValue;

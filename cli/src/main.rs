@@ -4,7 +4,9 @@
 //! etwc decode <LAYOUT> <HEX | @FILE | -> [--json]
 //! etwc encode <LAYOUT> <JSON | @FILE>
 //! etwc etl <FILE | -> [--format table|json|csv|chrome] [--summary | --stats] [--order file|time]
-//!     [--provider GUID] [--kind KIND] [--pid N] [--tid N] [--from TIME] [--to TIME] [--limit N]
+//!     [--provider GUID|NAME] [--event NAME] [--process NAME] [--kind KIND] [--pid N] [--tid N]
+//!     [--from TIME] [--to TIME] [--limit N] [--manifest PATH]... [--mof PATH]...
+//! etwc schemas <FILE> [--manifest PATH]... [--mof PATH]... [--json]
 //! etwc assemble <DUMP> -o <OUT.etl> [options]
 //! ```
 //! LAYOUT is one of trace-header, instance-header, instance-guid-header, event-trace32,
@@ -20,7 +22,7 @@ use etw_classic::{
     HeaderType, Level, MarkerFlags, SystemTraceHeader, WnodeFlags,
 };
 use etw_classic_cli::fields::CliLayout;
-use etw_classic_cli::{assemble, etl, etl_args, fields, output_error, OUTPUT_CLOSED};
+use etw_classic_cli::{assemble, etl, etl_args, fields, output_error, schemas, OUTPUT_CLOSED};
 use serde_json::{Map, Value};
 
 #[derive(Parser)]
@@ -62,6 +64,10 @@ enum Command {
     /// Read an .etl file: its logfile header, then one line per event of every buffer; filter
     /// the events, print them as text, JSON, CSV or a Chrome trace, or count them
     Etl(etl_args::EtlArgs),
+    /// List the schemas that describe an .etl file's events (those it carries and those
+    /// given with --manifest and --mof), how many events each decoded, and the events left
+    /// undecoded by provider and reason
+    Schemas(schemas::Args),
     /// Write an .etl file from the trace buffers a target dumped (RAM dump, semihosting or RTT
     /// stream, concatenated buffers): found, ordered by SequenceNumber, given a logfile header
     #[command(after_long_help = assemble::AFTER_HELP)]
@@ -112,6 +118,7 @@ fn run(cli: Cli) -> Result<(), String> {
             }
             etl::run(&args)
         }
+        Command::Schemas(args) => schemas::run(&args),
         Command::Assemble(args) => assemble::run(&args),
         Command::Encode { layout, json } => {
             let text = if let Some(path) = json.strip_prefix('@') {
