@@ -44,7 +44,8 @@ fn help_names_the_subcommands() {
         predicate::str::contains("Usage: etwc <COMMAND>")
             .and(predicate::str::contains("decode"))
             .and(predicate::str::contains("encode"))
-            .and(predicate::str::contains("etl")),
+            .and(predicate::str::contains("etl"))
+            .and(predicate::str::contains("schemas")),
     );
     // The layouts are listed as the possible values of the argument.
     let help = etwc()
