@@ -29,8 +29,11 @@ text for other providers (what you give takes precedence). Process names and the
 trace carries are read in a first pass over the file, which standard input cannot have.
 
 Formats: table (text lines), json (one JSON object per line; --json is the same), csv (a header \
-row, then one row per event), chrome (the Trace Event Format JSON object that Perfetto UI and \
-chrome://tracing open: ts in microseconds since the logfile header's StartTime).
+row, then one row per event; the names beside the numbers they name, the fields as one JSON \
+column), chrome (the Trace Event Format JSON object that Perfetto UI and chrome://tracing open: \
+ts in microseconds since the logfile header's StartTime; events named provider/event, processes \
+and threads by the names the trace gives them). etwc schemas FILE lists the schemas and what \
+each decoded.
 
 Examples:
   etwc etl trace.etl --provider 763fd754-7086-4dfe-95eb-c01a46faf4ca --pid 3988 --limit 20
@@ -61,8 +64,9 @@ pub struct EtlArgs {
     pub summary: bool,
 
     /// Print only statistics of the events the filters let through: counts per kind, per
-    /// provider (kernel events by group) and per process, the first and last time and the
-    /// duration; as one JSON object with --format json
+    /// provider (kernel events by group), per provider name and per provider/event name (an
+    /// event no schema names under its provider GUID or kernel group) and per process, the
+    /// first and last time and the duration; as one JSON object with --format json
     #[arg(long, conflicts_with = "summary")]
     pub stats: bool,
 
