@@ -11,7 +11,7 @@
 //!    events: TraceLogging carries its schema in each event, so its schemas are counted per
 //!    distinct provider, event name and field count;
 //! 2. the events no schema describes, counted by provider (GUID, or kernel group) and reason
-//!    (the [`Undecoded`] message, which names the key looked up);
+//!    (the [`Undecoded`](etw_classic_decode::Undecoded) message, which names the key looked up);
 //! 3. what the trace's own descriptions could not give ([`Registry::problems`]).
 //!
 //! | JSON key | value |
