@@ -48,6 +48,22 @@ fn the_worked_example_of_primitive_types() {
     let data = from_hex(object.remove("data").unwrap().as_str().unwrap());
     assert_eq!(data.len(), 0x176 - 0x128);
     assert!(data.starts_with(b"Mercury\0"));
+    // The meaning, checked apart: PerfView's primitive-types baseline prints this event as
+    // solar_system/PrimitiveTypesTest, PName=Process(33984) (a process the trace does not
+    // name), string_type=Mercury; int16_type=-51; ... uint64_type=204.
+    let fields = object.remove("fields").unwrap();
+    assert_eq!(fields["string_type"], json!("Mercury"));
+    assert_eq!(fields["int16_type"], json!(-51));
+    assert_eq!(fields["uint64_type"], json!(204));
+    for (key, value) in [
+        ("provider_name", json!("solar_system")),
+        ("event_name", json!("PrimitiveTypesTest")),
+        ("task_name", Value::Null),
+        ("opcode_name", Value::Null),
+        ("process_name", Value::Null),
+    ] {
+        assert_eq!(object.remove(key), Some(value), "{key}");
+    }
     assert_eq!(
         event,
         json!({
@@ -125,10 +141,22 @@ fn the_text_line_of_an_event_header_event() {
         return;
     };
     let output = run(&["etl", path.to_str().unwrap()]);
-    assert_eq!(
-        output.lines().nth(3).unwrap(),
-        "buffer    1 offset 0x00000 EVENT_HEADER64  size   374 2021-09-09T14:59:35.8001567Z  \
-         d3dd3dd4-aac2-4e2a-8dd4-a8fb61b77615 id 0 version 0 level 5 opcode 0 task 0 keyword 0x0 \
-         tid 21768 pid 33984 time 2603617064262 cpu 111/58 items 2"
+    let line = output.lines().nth(3).unwrap();
+    let header = "buffer    1 offset 0x00000 EVENT_HEADER64  size   374 \
+                  2021-09-09T14:59:35.8001567Z  d3dd3dd4-aac2-4e2a-8dd4-a8fb61b77615 id 0 \
+                  version 0 level 5 opcode 0 task 0 keyword 0x0 tid 21768 pid 33984 time \
+                  2603617064262 cpu 111/58 items 2";
+    // Then the event as PerfView's baseline prints it: solar_system/PrimitiveTypesTest
+    // string_type=Mercury; boolean_type=False; char_type=77 (a character out-type: M);
+    // int16_type=-51; int32_type=-102; uint16_type=51; uint32_type=102.
+    let meaning = line
+        .strip_prefix(header)
+        .unwrap_or_else(|| panic!("{line:?}"));
+    assert!(
+        meaning.starts_with(
+            "  solar_system/PrimitiveTypesTest string_type=Mercury boolean_type=false \
+             char_type=M int16_type=-51 int32_type=-102 uint16_type=51 uint32_type=102 "
+        ),
+        "{meaning:?}"
     );
 }

@@ -193,16 +193,26 @@ fn every_event_of_a_small_trace_as_text() {
          QUERY_PERFORMANCE_COUNTER, timer resolution 156250 (100 ns), start 132949636352722435, \
          end 132949636386242009, perf freq 10000000"
     );
-    assert_eq!(
+    // Each line: the header's members, then the event's name and fields (checked here only
+    // as far as the name and the first field's name, TraceEvent's for these kernel events).
+    let starts = |line: &str, header: &str, meaning: &str| {
+        let rest = line
+            .strip_prefix(header)
+            .unwrap_or_else(|| panic!("{line:?} does not start with {header:?}"));
+        assert!(rest.starts_with(meaning), "{rest:?} after {header:?}");
+    };
+    starts(
         lines[1],
         // The logfile header event: StartTime 132949636352722435 itself.
-        "buffer    0 offset 0x00000 SYSTEM64        size   364 2022-04-20T21:27:15.2722435Z"
+        "buffer    0 offset 0x00000 SYSTEM64        size   364 2022-04-20T21:27:15.2722435Z",
+        "  Windows Kernel/EventTrace BufferSize=65536 ",
     );
-    assert_eq!(
+    starts(
         lines[4],
         "buffer    1 offset 0x00050 FULL_HEADER64   size   112 2022-04-20T21:27:15.2722435Z  \
          9b79ee91-b5fd-41c0-a243-4248e266e9d0 type 33 level 0 version 0 tid 0 pid 0 time \
-         6459791009101 cpu 0/0"
+         6459791009101 cpu 0/0",
+        "  Windows Kernel/SysConfig/SystemPaths SystemDirectory=",
     );
 }
 
@@ -266,10 +276,21 @@ fn kernel_events_as_json() {
     let data = worked["data"].as_str().unwrap();
     assert_eq!(data.len(), 154 * 2);
     assert!(data.starts_with("0000f169f7070000"));
-    // Every key is one of those above or `data`: nothing else is printed for a perfinfo event.
+    // The event's meaning: hook group 0x14 (EVENT_TRACE_GROUP_IMAGE) type 3, TraceEvent's
+    // Image/DCStart.
+    let meaning = json!({
+        "provider_name": "Windows Kernel", "event_name": "Image/DCStart", "task_name": "Image",
+        "opcode_name": "DCStart", "process_name": null,
+    });
+    for (key, value) in meaning.as_object().unwrap() {
+        assert_eq!(&worked[key], value, "{key}");
+    }
+    assert!(worked["fields"].is_object());
+    // Every key is one of those above, `data` or `fields`: nothing else is printed for a
+    // perfinfo event.
     assert_eq!(
         worked.as_object().unwrap().len(),
-        expected.as_object().unwrap().len() + 1
+        expected.as_object().unwrap().len() + meaning.as_object().unwrap().len() + 2
     );
 
     // Buffer 1: PERFINFO64 at 0 (hook 0x0005, size 52, system_time 1942893712, 36 bytes of
