@@ -17,7 +17,9 @@ use std::sync::Arc;
 
 use etw_classic::payload;
 use etw_classic::payload::kernel::{self, KernelEvent};
-use etw_classic::payload::{FieldSchema, ItemKind, PayloadDecoder, TraceLoggingEvent, Value};
+use etw_classic::payload::{
+    FieldSchema, ItemKind, PayloadDecoder, PayloadError, TraceLoggingEvent, Value,
+};
 use etw_classic::wire::{EventTraceGroup, HookId};
 use etw_classic::{Bitness, Guid};
 
@@ -553,6 +555,22 @@ fn process_named(facts: &Facts<'_>) -> Option<(u32, String)> {
     Some((pid?, stem.to_owned()))
 }
 
+/// The core's walk of `data` with `fields`, each item handed to `visit` by name.
+fn walk_fields<N: AsRef<str>>(
+    fields: &[FieldSchema<N>],
+    data: &[u8],
+    bitness: Bitness,
+    visit: &mut dyn FnMut(&str, &ItemKind<'_>),
+) -> Option<PayloadError> {
+    for item in PayloadDecoder::new(fields, data, bitness) {
+        match item {
+            Ok(item) => visit(item.field.name.as_ref(), &item.kind),
+            Err(error) => return Some(error),
+        }
+    }
+    None
+}
+
 /// How many fields TraceLogging metadata may describe here; more is reported as an error.
 const TRACELOGGING_FIELDS: usize = 512;
 
@@ -589,6 +607,37 @@ impl Identified<'_, '_> {
             Self::Kernel(event) => Some(event.event_name().to_string()),
             Self::TraceLogging { event, .. } => Some(event.name.to_owned()),
         }
+    }
+
+    /// Walks the fields of `facts`' event with this schema, handing each item to `visit` with
+    /// its field's name, without building anything: the cost of decoding alone. Returns how
+    /// the walk ended: `None` at the end of the fields, or the error that stopped it.
+    ///
+    /// # Errors
+    /// TraceLogging metadata whose fields cannot be read.
+    pub fn walk(
+        &self,
+        facts: &Facts<'_>,
+        visit: &mut dyn FnMut(&str, &ItemKind<'_>),
+    ) -> Result<Option<PayloadError>, Undecoded> {
+        let data = facts.payload.unwrap_or_default();
+        let bitness = facts.bitness.unwrap_or(Bitness::Bits64);
+        Ok(match self {
+            Self::Schema(schema) => walk_fields(&schema.fields, data, bitness, visit),
+            Self::Kernel(event) => {
+                walk_fields(&event.fields_for(data.len(), bitness), data, bitness, visit)
+            }
+            Self::TraceLogging { event, .. } => {
+                let fields: Vec<FieldSchema<&str>> = event
+                    .fields()
+                    .collect::<Result<_, _>>()
+                    .map_err(|error| Undecoded::BadMetadata(error.to_string()))?;
+                etw_classic::payload::check_fields(&fields).map_err(|error| {
+                    Undecoded::BadMetadata(format!("TraceLogging metadata: {error}"))
+                })?;
+                walk_fields(&fields, data, bitness, visit)
+            }
+        })
     }
 
     /// The names and the fields of `facts`' event decoded with this schema.
