@@ -364,19 +364,18 @@ impl<R: Read + Seek> EtlReader<R> {
         listed.sort_unstable_by_key(Listed::order);
 
         // One chain per processor: a run of the sorted listing.
-        let runs = listed
-            .chunk_by(|a, b| a.processor == b.processor)
-            .map(<[Listed]>::len);
+        let same_processor = |a: &Listed, b: &Listed| a.processor == b.processor;
+        let processors = listed.chunk_by(same_processor).count();
         let mut chains: Vec<Chain> = Vec::new();
-        if chains.try_reserve_exact(runs.clone().count()).is_err() {
+        if chains.try_reserve_exact(processors).is_err() {
             visit(Err(EtlReaderError::OutOfMemory {
                 buffer: None,
-                bytes: runs.count().saturating_mul(core::mem::size_of::<Chain>()),
+                bytes: processors.saturating_mul(core::mem::size_of::<Chain>()),
             }))?;
             return Ok(buffers);
         }
         let mut start = 0usize;
-        for len in runs {
+        for len in listed.chunk_by(same_processor).map(<[Listed]>::len) {
             let end = start.saturating_add(len);
             chains.push(Chain::new(start, end));
             start = end;
