@@ -40,8 +40,8 @@ use crate::wire::file::wmi_buffer_header::BufferFlags;
 ///
 /// The walk holds one buffer's events per processor. The real traces this crate is tested with
 /// need at most 8 processors' buffers of 64 KiB (0.5 MiB); 256 MiB is one 64 KiB buffer for
-/// each of 4096 processors (Windows counts at most 2048: `ETW_PROCESSOR_INDEX_MASK` 0x07FF,
-/// ntwmi.h), or 64 processors' buffers of 4 MiB, while a crafted file whose header claims 2048
+/// each of 4096 processors (ntwmi.h's `ETW_PROCESSOR_INDEX_MASK`, 0x07FF, leaves room for 2048
+/// processor indices), or 64 processors' buffers of 4 MiB, while a crafted file whose header claims 2048
 /// processors of 16 MiB buffers ([`MAX_BUFFER_SIZE`](crate::read::MAX_BUFFER_SIZE)) would
 /// otherwise ask for 32 GiB.
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
