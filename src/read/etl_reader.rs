@@ -24,8 +24,11 @@ use crate::wire::utf16::Utf16Str;
 /// at a time, each decompressed (when compressed) into scratch space the reader owns.
 ///
 /// The reader holds one buffer as stored (at most [`MAX_BUFFER_SIZE`] bytes, checked before
-/// the rest of a buffer is read) and, once a compressed buffer comes, one
-/// [`buffer_size`](Self::buffer_size) of scratch space: never the whole file. The buffers are
+/// the rest of a buffer is read, and read in steps that grow with the bytes that come) and,
+/// once a compressed buffer comes, scratch space as long as the longest one decompresses to
+/// (at most [`buffer_size`](Self::buffer_size)): never the whole file. Every allocation the
+/// file sizes is asked for with `try_reserve`, a refusal being
+/// [`EtlReaderError::OutOfMemory`]. The buffers are
 /// the ones [`EtlFile::buffers`] finds in the same bytes, in the same order, with the same
 /// events; the checks are the core's ([`EtlFile::parse`] for the header buffer,
 /// [`EtlBuffer::trace_buffer`] for each buffer), so the errors are too, with two differences:

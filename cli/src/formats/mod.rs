@@ -124,11 +124,6 @@ impl Problems {
         self.kept.is_empty()
     }
 
-    /// The messages kept, and how many more errors there were.
-    pub fn kept(&self) -> (&[String], u64) {
-        (&self.kept, self.more)
-    }
-
     /// One line: the messages kept, joined by "; ", then how many more errors there were.
     pub fn line(&self) -> String {
         let mut line = self.kept.join("; ");
