@@ -12,7 +12,7 @@
 //!
 //! and gives the names (provider, event, task, opcode, level, keywords, process) and the fields.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 
 use etw_classic::payload;
