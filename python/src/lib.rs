@@ -487,7 +487,8 @@ fn paths(name: &str, value: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<PathBuf>>
 /// manifests (.man, .xml) and classic MOF files (.mof), or of folders of them, as `etwc etl
 /// --manifest` and `--mof` take them. Before handing out any event, `open` reads the whole
 /// file once, as `etwc etl` does, to learn the process names and the descriptions the trace
-/// carries (TraceLogging, EventSource manifests, MetaData/EventInfo events).
+/// carries (EventSource manifests, MetaData/EventInfo events; TraceLogging events describe
+/// themselves).
 ///
 /// Raises FileNotFoundError (or another OSError) when the file cannot be opened, EtlError when
 /// it is not an .etl file or a manifest or MOF file cannot be read or parsed.
