@@ -606,6 +606,29 @@ mod tests {
     }
 
     #[test]
+    fn a_complete_code_of_two_odd_symbols_decodes_and_a_changed_length_is_refused() {
+        // The property test's case `seed = 2716458960641060714, leaves = 2`: symbols 453 and 27
+        // of length 1, both odd, so every low half of the table is 0.
+        let table = random_complete_table(2716458960641060714, 2);
+        assert_eq!(table, self::table(&[(27, 1), (453, 1)]));
+        assert!(table.iter().all(|&byte| byte & 0x0F == 0));
+        let mut decoder = Decoder::new();
+        assert_eq!(decoder.build(&table), Ok(()));
+        // Section 2.2.4: codes in order of length, then of symbol, each of length 1 taking
+        // 2^14 entries: 27 the first half, 453 the second.
+        for window in [0, 0x3FFF] {
+            assert_eq!(decoder.decode(window), (27, 1), "window {window:#x}");
+        }
+        for window in [0x4000, 0x7FFF] {
+            assert_eq!(decoder.decode(window), (453, 1), "window {window:#x}");
+        }
+        // Symbol 27's length made 2 (the high half of byte 13): 2^13 + 2^14 entries.
+        let mut broken = table;
+        broken[13] = 0x20;
+        assert_eq!(decoder.build(&broken), Err(0x6000));
+    }
+
+    #[test]
     fn errors_name_what_was_expected_and_where() {
         let mut output = [0; 400];
         assert_eq!(
@@ -735,10 +758,20 @@ mod tests {
             for (window, expected) in reference.iter().enumerate() {
                 proptest::prop_assert_eq!(decoder.decode(window as u32), *expected);
             }
-            // One length changed: the code no longer fills the space.
+            // One length changed: the code no longer fills the space. The first used symbol's,
+            // in the low or the high half of its byte (two used symbols may both be odd).
             let mut broken = table;
-            let at = broken.iter().position(|&byte| byte & 0x0F != 0).unwrap();
-            broken[at] = (broken[at] & 0xF0) | ((broken[at] & 0x0F) % 15 + 1);
+            let (at, shift) = broken
+                .iter()
+                .enumerate()
+                .find_map(|(at, &byte)| match (byte & 0x0F, byte >> 4) {
+                    (0, 0) => None,
+                    (0, _) => Some((at, 4)),
+                    _ => Some((at, 0)),
+                })
+                .unwrap();
+            let length = (broken[at] >> shift) & 0x0F;
+            broken[at] = (broken[at] & !(0x0F << shift)) | ((length % 15 + 1) << shift);
             if broken[at] != table[at] {
                 proptest::prop_assert!(decoder.build(&broken).is_err());
             }
