@@ -9,6 +9,13 @@
 //! Errors in the file raise `etw_classic.EtlError` (a `ValueError`) with the message `etwc`
 //! prints after `etwc: `; like `etwc`, the reader goes on past a buffer that does not decode
 //! and raises once the events it could read have been handed out.
+//!
+//! Time: an event's `filetime` and `time` come from its raw timestamp through the file's clock.
+//! When the logfile header names no clock that can be read, no event has a time: `open` then
+//! warns once (`etw_classic.NoTimeWarning`, with the line `etwc` prints after `note: `), the
+//! reason stays in `Reader.clock_error`, and every event's `filetime` and `time` are `None`;
+//! code that needs the time passes `require_time=True`, and `open` raises `EtlError` with the
+//! reason instead. The time order merges raw timestamps and needs no clock.
 
 use std::collections::{HashMap, VecDeque};
 use std::fs::File;
@@ -22,7 +29,7 @@ use etw::read::{StoredBuffer, TraceClock};
 use etw::{EtlReader, EtlReaderError, Event};
 use etw_classic_cli::etl;
 use etw_classic_cli::formats::{self, EventContext, FileInfo};
-use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyUserWarning, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyList, PyString};
 use serde_json::{Map, Value};
@@ -33,6 +40,14 @@ pyo3::create_exception!(
     PyValueError,
     "The .etl file is not one, is cut short or is malformed: the message is the one `etwc` \
      prints, naming the file, the buffer and its file offset."
+);
+
+pyo3::create_exception!(
+    etw_classic,
+    NoTimeWarning,
+    PyUserWarning,
+    "The file's clock cannot be read: no event has a time (`filetime` and `time` are None). The \
+     message names the file and the reason, as the line `etwc` prints on stderr."
 );
 
 /// The keys whose string values are bytes as hex in `etwc etl --json`.
@@ -266,6 +281,8 @@ struct Reader {
     problems: Vec<String>,
     closed: bool,
     keys: Keys,
+    /// Why the file's clock cannot be read, if it cannot.
+    clock_error: Option<String>,
 }
 
 #[pymethods]
@@ -287,6 +304,14 @@ impl Reader {
     #[getter]
     fn closed(&self) -> bool {
         self.closed
+    }
+
+    /// None when the file's clock can be read; otherwise why not (the logfile header's member
+    /// at fault, what was expected and found): every event's `filetime` and `time` are then
+    /// None.
+    #[getter]
+    fn clock_error(&self) -> Option<&str> {
+        self.clock_error.as_deref()
     }
 
     /// Closes the file (and stops the time-ordered merge). Iterating then raises ValueError.
@@ -386,11 +411,20 @@ fn open_error(
 /// buffers merged by timestamp, as `etwc etl --order time`: the file is read twice, with one
 /// decoded buffer per processor in memory).
 ///
+/// When the file's clock cannot be read, no event has a time: with `require_time=True` that
+/// raises EtlError naming the reason; otherwise `open` warns (NoTimeWarning, once) and
+/// `Reader.clock_error` keeps the reason.
+///
 /// Raises FileNotFoundError (or another OSError) when the file cannot be opened, EtlError when
 /// it is not an .etl file.
 #[pyfunction]
-#[pyo3(signature = (path, order = "file"))]
-fn open(py: Python<'_>, path: &Bound<'_, PyAny>, order: &str) -> PyResult<Reader> {
+#[pyo3(signature = (path, order = "file", *, require_time = false))]
+fn open(
+    py: Python<'_>,
+    path: &Bound<'_, PyAny>,
+    order: &str,
+    require_time: bool,
+) -> PyResult<Reader> {
     let time_order = match order {
         "file" => false,
         "time" => true,
@@ -411,7 +445,28 @@ fn open(py: Python<'_>, path: &Bound<'_, PyAny>, order: &str) -> PyResult<Reader
         .map_err(|error| open_error(py, path, &shown, &error))?;
     let mut keys = Keys::default();
     let header = to_dict(py, &mut keys, header_line(&shown, &reader))?.unbind();
-    let clock = reader.clock().ok();
+    let (clock, clock_error) = match reader.clock() {
+        Ok(clock) => (Some(clock), None),
+        Err(error) if require_time => {
+            return Err(EtlError::new_err(format!(
+                "{shown}: require_time=True needs each event's time, but the file's clock cannot \
+                 be read: {error}"
+            )))
+        }
+        Err(error) => {
+            // The line `etwc` prints on stderr, after `note: `.
+            let message = format!(
+                "{shown}: no event has a time, as the file's clock cannot be read: {error}"
+            );
+            PyErr::warn(
+                py,
+                &py.get_type::<NoTimeWarning>(),
+                &std::ffi::CString::new(message).unwrap_or_default(),
+                1,
+            )?;
+            (None, Some(error.to_string()))
+        }
+    };
     let source = if time_order {
         Source::Time(TimeOrder::start(reader, clock))
     } else {
@@ -431,6 +486,7 @@ fn open(py: Python<'_>, path: &Bound<'_, PyAny>, order: &str) -> PyResult<Reader
         problems: Vec::new(),
         closed: false,
         keys,
+        clock_error,
     })
 }
 
@@ -439,5 +495,5 @@ fn open(py: Python<'_>, path: &Bound<'_, PyAny>, order: &str) -> PyResult<Reader
 #[pymodule]
 mod etw_classic {
     #[pymodule_export]
-    use super::{open, EtlError, Reader};
+    use super::{open, EtlError, NoTimeWarning, Reader};
 }
