@@ -4,6 +4,7 @@
 
 use core::iter::FusedIterator;
 
+use crate::invariant::usize_from_u32;
 use crate::read::error::{BufferPosition, ReadError, ReadErrorKind};
 use crate::read::trace_buffer::TraceBuffer;
 use crate::wire::codes::CompressionFormat;
@@ -87,17 +88,14 @@ impl<'a> EtlFile<'a> {
             TraceLogfileHeader::parse_event(event?.bytes)
                 .map_err(|error| at_first(ReadErrorKind::Codec(error)))?;
         let claimed = logfile_header.buffer_size();
-        // A `BufferSize` that does not fit a `usize` (on a 16-bit target) is out of range too.
-        let Some(buffer_size) = usize::try_from(claimed)
-            .ok()
-            .filter(|size| (WmiBufferHeader::LEN..=MAX_BUFFER_SIZE).contains(size))
-        else {
+        let buffer_size = usize_from_u32(claimed);
+        if !(WmiBufferHeader::LEN..=MAX_BUFFER_SIZE).contains(&buffer_size) {
             return Err(at_first(ReadErrorKind::LogfileBufferSizeOutOfRange {
                 buffer_size: claimed,
                 min: WmiBufferHeader::LEN,
                 max: MAX_BUFFER_SIZE,
             }));
-        };
+        }
         Ok(Self {
             bytes,
             buffer_size,
@@ -161,8 +159,7 @@ pub(crate) fn ends_before_buffers_written(
     buffers_written: Option<u32>,
 ) -> Option<ReadError> {
     let buffers_written = buffers_written?;
-    let fewer = usize::try_from(buffers_written).is_ok_and(|written| written > position.index);
-    fewer.then_some(ReadError::new(
+    (usize_from_u32(buffers_written) > position.index).then_some(ReadError::new(
         Some(position),
         ReadErrorKind::FileEndsBeforeBuffersWritten {
             buffers: position.index,
@@ -217,8 +214,7 @@ fn read_buffer(rest: &[u8], index: usize, file_offset: usize) -> Result<EtlBuffe
             available: rest.len(),
         }));
     };
-    let bytes = usize::try_from(header.buffer_size)
-        .ok()
+    let bytes = Some(usize_from_u32(header.buffer_size))
         .filter(|&size| size >= WmiBufferHeader::LEN)
         .and_then(|size| rest.get(..size))
         .ok_or(at(ReadErrorKind::BufferSizeOutOfRange {
@@ -408,9 +404,8 @@ impl<'a> EtlBuffer<'a> {
             min: WmiBufferHeader::LEN,
             max,
         });
-        let expected = usize::try_from(self.header.offset)
-            .ok()
-            .and_then(|offset| offset.checked_sub(WmiBufferHeader::LEN))
+        let expected = usize_from_u32(self.header.offset)
+            .checked_sub(WmiBufferHeader::LEN)
             .ok_or(out_of_range)?;
         let output = scratch.get_mut(..expected).ok_or(out_of_range)?;
         // `bytes` is a public field: one shorter than a buffer header has no compressed stream.

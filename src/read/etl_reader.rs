@@ -8,6 +8,7 @@ use std::io::{self, BufReader, Read};
 use std::path::Path;
 use std::vec::Vec;
 
+use crate::invariant::{known, usize_from_u32};
 use crate::read::clock::TraceClock;
 use crate::read::error::{BufferPosition, ClockError, ReadError, ReadErrorKind};
 use crate::read::etl::{
@@ -466,7 +467,8 @@ impl<R: Read> EtlReader<R> {
 /// Reads up to `len` bytes from `source` onto the end of `bytes`, fewer only where the stream
 /// ends; returns how many. The vector grows with the bytes that come, not with `len`.
 fn read_up_to<R: Read>(source: &mut R, bytes: &mut Vec<u8>, len: usize) -> io::Result<usize> {
-    let limit = u64::try_from(len).unwrap_or(u64::MAX);
+    // A `usize` has at most 64 bits.
+    let limit = known(u64::try_from(len).ok(), u64::MAX);
     source.take(limit).read_to_end(bytes)
 }
 
@@ -497,8 +499,7 @@ pub(crate) fn read_stored<R: Read>(
         }));
     };
     let header = WmiBufferHeader::from_bytes(header);
-    let Some(rest) = usize::try_from(header.buffer_size)
-        .ok()
+    let Some(rest) = Some(usize_from_u32(header.buffer_size))
         .filter(|size| (WmiBufferHeader::LEN..=MAX_BUFFER_SIZE).contains(size))
         .and_then(|size| size.checked_sub(WmiBufferHeader::LEN))
     else {
