@@ -764,10 +764,20 @@ mod tests {
             for (window, expected) in reference.iter().enumerate() {
                 proptest::prop_assert_eq!(decoder.decode(window as u32), *expected);
             }
-            // One length changed: the code no longer fills the space.
+            // One length changed: the code no longer fills the space. The first used symbol's,
+            // in the low or the high half of its byte (two used symbols may both be odd).
             let mut broken = table;
-            let at = broken.iter().position(|&byte| byte & 0x0F != 0).unwrap();
-            broken[at] = (broken[at] & 0xF0) | ((broken[at] & 0x0F) % 15 + 1);
+            let (at, shift) = broken
+                .iter()
+                .enumerate()
+                .find_map(|(at, &byte)| match (byte & 0x0F, byte >> 4) {
+                    (0, 0) => None,
+                    (0, _) => Some((at, 4)),
+                    _ => Some((at, 0)),
+                })
+                .unwrap();
+            let length = (broken[at] >> shift) & 0x0F;
+            broken[at] = (broken[at] & !(0x0F << shift)) | ((length % 15 + 1) << shift);
             if broken[at] != table[at] {
                 proptest::prop_assert!(decoder.build(&broken).is_err());
             }
