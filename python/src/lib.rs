@@ -16,6 +16,13 @@
 //! `ValueError`) with the message `etwc` prints after `etwc: `; like `etwc`, the reader goes on
 //! past a buffer that does not decode and raises once the events it could read have been
 //! handed out.
+//!
+//! Time: an event's `filetime` and `time` come from its raw timestamp through the file's clock.
+//! When the logfile header names no clock that can be read, no event has a time: `open` then
+//! warns once (`etw_classic.NoTimeWarning`, with the line `etwc` prints after `note: `), the
+//! reason stays in `Reader.clock_error`, and every event's `filetime` and `time` are `None`;
+//! code that needs the time passes `require_time=True`, and `open` raises `EtlError` with the
+//! reason instead. The time order merges raw timestamps and needs no clock.
 
 use std::collections::{HashMap, VecDeque};
 use std::fs::File;
@@ -30,7 +37,7 @@ use etw::{EtlReader, EtlReaderError, Event};
 use etw_classic_cli::formats::{self, EventContext, FileInfo, Problems};
 use etw_classic_cli::{etl, meaning};
 use etw_classic_decode::Registry;
-use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyTypeError, PyUserWarning, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyList, PyString};
 use serde_json::{Map, Value};
@@ -42,6 +49,14 @@ pyo3::create_exception!(
     "The .etl file is not one, is cut short or is malformed, or a manifest or MOF file cannot \
      be read or parsed: the message is the one `etwc` prints, naming the file, and the buffer \
      and its file offset (or the line, in a manifest or MOF file)."
+);
+
+pyo3::create_exception!(
+    etw_classic,
+    NoTimeWarning,
+    PyUserWarning,
+    "The file's clock cannot be read: no event has a time (`filetime` and `time` are None). The \
+     message names the file and the reason, as the line `etwc` prints on stderr."
 );
 
 /// The keys whose string values are bytes as hex in `etwc etl --json`, in an event's headers
@@ -325,6 +340,8 @@ struct Reader {
     problems: Problems,
     closed: bool,
     keys: Keys,
+    /// Why the file's clock cannot be read, if it cannot.
+    clock_error: Option<String>,
 }
 
 #[pymethods]
@@ -346,6 +363,14 @@ impl Reader {
     #[getter]
     fn closed(&self) -> bool {
         self.closed
+    }
+
+    /// None when the file's clock can be read; otherwise why not (the logfile header's member
+    /// at fault, what was expected and found): every event's `filetime` and `time` are then
+    /// None.
+    #[getter]
+    fn clock_error(&self) -> Option<&str> {
+        self.clock_error.as_deref()
     }
 
     /// Closes the file (and stops the time-ordered merge). Iterating then raises ValueError.
@@ -490,16 +515,21 @@ fn paths(name: &str, value: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<PathBuf>>
 /// carries (EventSource manifests, MetaData/EventInfo events; TraceLogging events describe
 /// themselves).
 ///
+/// When the file's clock cannot be read, no event has a time: with `require_time=True` that
+/// raises EtlError naming the reason; otherwise `open` warns (NoTimeWarning, once) and
+/// `Reader.clock_error` keeps the reason.
+///
 /// Raises FileNotFoundError (or another OSError) when the file cannot be opened, EtlError when
 /// it is not an .etl file or a manifest or MOF file cannot be read or parsed.
 #[pyfunction]
-#[pyo3(signature = (path, order = "file", manifest = None, mof = None))]
+#[pyo3(signature = (path, order = "file", manifest = None, mof = None, *, require_time = false))]
 fn open(
     py: Python<'_>,
     path: &Bound<'_, PyAny>,
     order: &str,
     manifest: Option<&Bound<'_, PyAny>>,
     mof: Option<&Bound<'_, PyAny>>,
+    require_time: bool,
 ) -> PyResult<Reader> {
     let time_order = match order {
         "file" => false,
@@ -530,7 +560,28 @@ fn open(
     let registry = Arc::new(registry);
     let mut keys = Keys::default();
     let header = to_dict(py, &mut keys, Strings::Hex, header_line(&shown, &reader))?.unbind();
-    let clock = reader.clock().ok();
+    let (clock, clock_error) = match reader.clock() {
+        Ok(clock) => (Some(clock), None),
+        Err(error) if require_time => {
+            return Err(EtlError::new_err(format!(
+                "{shown}: require_time=True needs each event's time, but the file's clock cannot \
+                 be read: {error}"
+            )))
+        }
+        Err(error) => {
+            // The line `etwc` prints on stderr, after `note: `.
+            let message = format!(
+                "{shown}: no event has a time, as the file's clock cannot be read: {error}"
+            );
+            PyErr::warn(
+                py,
+                &py.get_type::<NoTimeWarning>(),
+                &std::ffi::CString::new(message).unwrap_or_default(),
+                1,
+            )?;
+            (None, Some(error.to_string()))
+        }
+    };
     let source = if time_order {
         Source::Time(TimeOrder::start(reader, registry, clock))
     } else {
@@ -550,6 +601,7 @@ fn open(
         problems: Problems::default(),
         closed: false,
         keys,
+        clock_error,
     })
 }
 
@@ -559,5 +611,5 @@ fn open(
 #[pymodule]
 mod etw_classic {
     #[pymodule_export]
-    use super::{open, EtlError, Reader};
+    use super::{open, EtlError, NoTimeWarning, Reader};
 }
