@@ -2,7 +2,8 @@
 # The Python module's checks: builds the abi3 wheel with maturin, installs it with pytest into a
 # fresh virtual environment, and runs python/tests there, which compare every event with
 # `etwc etl --json` on the PerfView traces (../shared/data/perfview beside the repository, or
-# $ETW_PERFVIEW_DIR; ETW_REQUIRE_TRACES=1 makes a missing trace fail the tests, not skip them).
+# $ETW_PERFVIEW_DIR; the schema files in ../shared/data/schemas, or $ETW_SCHEMAS_DIR;
+# ETW_REQUIRE_TRACES=1 makes a missing trace or schema file fail the tests, not skip them).
 #
 # The Rust builds use the repository's target directory ($CARGO_TARGET_DIR when set): the
 # library and the command-line crates compiled there for etwc are reused, nothing is built twice

@@ -134,6 +134,7 @@
 #[cfg(any(feature = "std", feature = "arbitrary"))]
 extern crate std;
 
+mod invariant;
 #[macro_use]
 pub mod wire;
 pub mod payload;

@@ -249,9 +249,11 @@ fn truncated_input_at_every_length() {
         }
         let buffers: Vec<_> = parsed.unwrap().buffers().collect();
         let (whole, rest) = (len / BUFFER_SIZE, len % BUFFER_SIZE);
+        // A cut between two buffers, before the 3 BuffersWritten counts, is reported too.
+        let ends_early = rest == 0 && whole < 3;
         assert_eq!(
             buffers.len(),
-            whole + usize::from(rest > 0),
+            whole + usize::from(rest > 0 || ends_early),
             "cut at {len:#x}"
         );
         for (index, buffer) in buffers.iter().take(whole).enumerate() {
@@ -281,6 +283,19 @@ fn truncated_input_at_every_length() {
                     },
                 )
             };
+            assert_eq!(buffers[whole], Err(expected), "cut at {len:#x}");
+        }
+        if ends_early {
+            let expected = ReadError::new(
+                Some(BufferPosition {
+                    index: whole,
+                    file_offset: len,
+                }),
+                ReadErrorKind::FileEndsBeforeBuffersWritten {
+                    buffers: whole,
+                    buffers_written: 3,
+                },
+            );
             assert_eq!(buffers[whole], Err(expected), "cut at {len:#x}");
         }
     }
@@ -1062,7 +1077,8 @@ fn logfile_header_claiming_impossible_sizes() {
         );
     }
     // Up to 16 MiB is taken (compressed buffers are stored shorter than BufferSize), and the
-    // buffers are walked by their own BufferSize, not by the logfile header's counts.
+    // buffers are walked by their own BufferSize, not by the logfile header's counts: the
+    // file ends after its three buffers, which are fewer than BuffersWritten says.
     let mut big = file.clone();
     big[LOGFILE_HEADER_AT..LOGFILE_HEADER_AT + 4]
         .copy_from_slice(&(MAX_BUFFER_SIZE as u32).to_le_bytes());
@@ -1072,7 +1088,22 @@ fn logfile_header_claiming_impossible_sizes() {
     let etl = EtlFile::parse(&big).unwrap();
     assert_eq!(etl.buffer_size(), MAX_BUFFER_SIZE);
     assert_eq!(etl.logfile_header.buffers_written(), 1_000_000);
-    assert_eq!(etl.buffers().count(), 3);
+    let buffers: Vec<_> = etl.buffers().collect();
+    assert_eq!(buffers.len(), 4);
+    assert!(buffers[..3].iter().all(Result::is_ok));
+    assert_eq!(
+        buffers[3],
+        Err(ReadError::new(
+            Some(BufferPosition {
+                index: 3,
+                file_offset: 3 * BUFFER_SIZE,
+            }),
+            ReadErrorKind::FileEndsBeforeBuffersWritten {
+                buffers: 3,
+                buffers_written: 1_000_000,
+            },
+        ))
+    );
 
     // The logfile header event's Size (at 4 of SYSTEM_TRACE_HEADER): below its header, too
     // short for TRACE_LOGFILE_HEADER, past the buffer's Offset.

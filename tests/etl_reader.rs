@@ -405,9 +405,11 @@ fn events_before<'a>(whole: &'a [Seen], buffer_ends: &[usize], len: usize) -> &'
     &whole[..whole.partition_point(|(index, ..)| *index < complete)]
 }
 
-/// Reads `bytes[..len]` with the streaming reader and checks it against the whole file: every
-/// event of the complete buffers, then exactly one error, the one `EtlFile` finds there (or, at
-/// a buffer boundary, that the file holds fewer buffers than `BuffersWritten`).
+/// Reads `bytes[..len]` with both readers and checks them against the whole file and each
+/// other: every event of the complete buffers, then the same errors from `EtlFile` and the
+/// streaming reader (one answer for one file): exactly one, naming the buffer the cut falls in
+/// (or, at a buffer boundary, where the next buffer should have started: the file holds fewer
+/// buffers than `BuffersWritten`), or none for a cut at the end of the file.
 fn check_cut(name: &str, bytes: &[u8], whole: &[Seen], buffer_ends: &[usize], len: usize) {
     let cut = &bytes[..len];
     let first_end = buffer_ends[0];
@@ -422,22 +424,29 @@ fn check_cut(name: &str, bytes: &[u8], whole: &[Seen], buffer_ends: &[usize], le
     }
     let mut reader = EtlReader::new(Cursor::new(cut)).unwrap();
     let (seen, errors) = streamed(&mut reader);
+    let errors: Vec<ReadError> = errors.iter().map(read_error).collect();
     assert!(
         seen[..] == *events_before(whole, buffer_ends, len),
         "{name} cut at {len}: the events differ"
     );
-    let (_, in_memory_errors) = in_memory(cut).unwrap();
+    let (in_memory_seen, in_memory_errors) = in_memory(cut).unwrap();
+    assert!(
+        in_memory_seen == seen,
+        "{name} cut at {len}: EtlFile's events differ"
+    );
+    assert_eq!(
+        in_memory_errors, errors,
+        "{name} cut at {len}: EtlFile and EtlReader disagree"
+    );
     let circular = reader.logfile_header().log_file_mode() & 2 != 0;
     let complete = buffer_ends.iter().take_while(|end| **end <= len).count();
     if buffer_ends.contains(&len) {
-        assert!(in_memory_errors.is_empty());
         if len == *buffer_ends.last().unwrap() || circular {
             assert!(errors.is_empty(), "{name} cut at {len}: {errors:?}");
         } else {
-            assert_eq!(errors.len(), 1, "{name} cut at {len}: {errors:?}");
             assert_eq!(
-                read_error(&errors[0]),
-                ReadError::new(
+                errors,
+                [ReadError::new(
                     Some(BufferPosition {
                         index: complete,
                         file_offset: len
@@ -446,15 +455,14 @@ fn check_cut(name: &str, bytes: &[u8], whole: &[Seen], buffer_ends: &[usize], le
                         buffers: complete,
                         buffers_written: u32::try_from(buffer_ends.len()).unwrap(),
                     }
-                )
+                )],
+                "{name} cut at {len}"
             );
         }
     } else {
         assert_eq!(errors.len(), 1, "{name} cut at {len}: {errors:?}");
-        let error = read_error(&errors[0]);
-        assert_eq!(in_memory_errors, [error], "{name} cut at {len}");
         assert_eq!(
-            error.buffer,
+            errors[0].buffer,
             Some(BufferPosition {
                 index: complete,
                 file_offset: buffer_ends[complete - 1]
@@ -464,7 +472,7 @@ fn check_cut(name: &str, bytes: &[u8], whole: &[Seen], buffer_ends: &[usize], le
 }
 
 #[test]
-fn a_truncated_trace_yields_every_event_before_the_cut_then_one_error() {
+fn a_truncated_trace_yields_every_event_before_the_cut_then_the_same_error_from_both_readers() {
     for name in TRACES {
         let Some(bytes) = common::trace(name) else {
             continue;
@@ -477,25 +485,43 @@ fn a_truncated_trace_yields_every_event_before_the_cut_then_one_error() {
                 buffer.file_offset + buffer.bytes.len()
             })
             .collect();
-        // Around the start and in the middle of every buffer (of the first four in the large
-        // traces, where reading the rest again for each cut would take minutes unoptimised),
-        // and every 61st length of the small traces.
+        assert_eq!(
+            buffer_ends.len(),
+            usize::try_from(file.logfile_header.buffers_written()).unwrap(),
+            "{name}: BuffersWritten counts every buffer"
+        );
+        // Around the start and in the middle of every buffer, and every 61st length, of the
+        // small traces; of the large ones, where reading the rest again for each cut would
+        // take minutes unoptimised, the same around the first four buffers and eight more
+        // spread over the file (the cut at a buffer's start is the end of the one before).
         let small = bytes.len() <= 20_000;
-        let checked = if small { buffer_ends.len() } else { 4 };
+        let count = buffer_ends.len();
+        let sampled: Vec<usize> = if small {
+            (0..count).collect()
+        } else {
+            let step = (count / 4).max(1);
+            (0..count)
+                .filter(|index| *index < 4 || index % step == 0 || *index == count - 1)
+                .collect()
+        };
         let starts: Vec<usize> = std::iter::once(0).chain(buffer_ends.clone()).collect();
         let mut cuts: Vec<usize> = if small {
             (0..bytes.len()).step_by(61).collect()
         } else {
             Vec::new()
         };
-        for index in 0..checked {
+        for &index in &sampled {
             let (start, len) = (starts[index], buffer_ends[index] - starts[index]);
-            for at in [0, 1, 0x47, 0x48, 0x49, len / 2, len - 1] {
-                cuts.push(start + at);
-            }
+            let places: &[usize] = if index < 4 {
+                &[0, 1, 0x47, 0x48, 0x49, len / 2, len - 1, len]
+            } else {
+                &[len / 2, len]
+            };
+            cuts.extend(places.iter().map(|at| start + at));
         }
         // The events of the buffers the cuts reach, as the whole file has them.
-        let (whole, _) = in_memory(&bytes[..buffer_ends[checked - 1]]).unwrap();
+        let reached = *sampled.last().unwrap();
+        let (whole, _) = in_memory(&bytes[..buffer_ends[reached]]).unwrap();
         for len in cuts {
             check_cut(name, &bytes, &whole, &buffer_ends, len);
         }

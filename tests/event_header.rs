@@ -13,8 +13,8 @@ use std::collections::BTreeMap;
 use etw_classic::{
     wire::{
         EventDescriptor, EventHeaderExtType, EventHeaderFlags, EventHeaderProperty,
-        EventHeaderTimes, ExtendedAndUserData, ExtendedItem, ExtendedItemHeader, ExtendedItems,
-        ExtendedPayload,
+        EventHeaderTimes, ExtendedAndUserData, ExtendedItem, ExtendedItemFault, ExtendedItemHeader,
+        ExtendedItems, ExtendedPayload, PayloadLength,
     },
     CodecError, EtlFile, Event, EventHeader, EventKind, Guid, HeaderType, Level, MarkerFlags,
 };
@@ -720,6 +720,109 @@ fn any_header() -> impl Strategy<Value = EventHeader> {
         )
 }
 
+/// The data length an item type's struct has, for the types of a fixed size
+/// (EVENT-HEADERS.md's table of extended item types, from evntcons.h and the docs pages of
+/// the `EVENT_EXTENDED_ITEM_*` structs): a GUID, `SessionId`, `EVENT_EXTENDED_ITEM_INSTANCE`,
+/// one `u64` (`PebsIndex`, `Key`, `ProcessStartKey`), `MatchId` and a 32- or 64-bit
+/// `StackKey` (padded to 16).
+fn fixed_size(ext_type: EventHeaderExtType) -> Option<usize> {
+    match ext_type.0 {
+        0x0001 => Some(16),                  // RELATED_ACTIVITYID
+        0x0003 => Some(4),                   // TS_ID
+        0x0004 => Some(24), // INSTANCE_INFO: InstanceId, ParentInstanceId, ParentGuid
+        0x0007 | 0x000A | 0x000D => Some(8), // PEBS_INDEX, EVENT_KEY, PROCESS_START_KEY
+        0x0011 | 0x0012 => Some(16), // STACK_KEY32, STACK_KEY64
+        _ => None,
+    }
+}
+
+/// The item types with a public layout (EVENT-HEADERS.md): every other one, `PSM_KEY`,
+/// `CONTROL_GUID`, `QPC_DELTA`, `CONTAINER_ID` and the unknown ones, is raw data.
+fn has_layout(ext_type: EventHeaderExtType) -> bool {
+    matches!(ext_type.0, 0x0001..=0x0008 | 0x000A..=0x000D | 0x0011 | 0x0012)
+}
+
+/// The laws of `ExtendedItem::payload` for any item: `Ok(Raw(d))` (and `EventSchemaTl(d)`) is
+/// the item's own data, in place, for a type without a layout (of `EVENT_SCHEMA_TL`); a type
+/// of a fixed size decodes exactly when `DataSize` is that size, its values read little-endian
+/// from the data, and otherwise says `PayloadSize` with that size and the `DataSize`; the
+/// types of a fixed part and whole values decode exactly when the data is so made; every
+/// error names the item's index and offset.
+fn check_payload(item: &ExtendedItem<'_>) -> Result<(), TestCaseError> {
+    let data = item.data;
+    let ext_type = item.ext_type();
+    prop_assert_eq!(data.len(), usize::from(item.header.data_size));
+    let payload = item.payload();
+    let u64_of = |bytes: &[u8]| u64::from_le_bytes(bytes.try_into().unwrap());
+    match payload {
+        Ok(ExtendedPayload::Raw(raw)) => {
+            prop_assert!(!has_layout(ext_type), "{ext_type:?} has a layout");
+            prop_assert!(std::ptr::eq(raw, data), "Raw is not the item's data");
+        }
+        Ok(ExtendedPayload::EventSchemaTl(schema)) => {
+            prop_assert_eq!(ext_type, EventHeaderExtType::EVENT_SCHEMA_TL);
+            prop_assert!(
+                std::ptr::eq(schema, data),
+                "EventSchemaTl is not the item's data"
+            );
+        }
+        Ok(ExtendedPayload::RelatedActivityId(guid)) => {
+            prop_assert_eq!(guid, Guid::from_bytes_le(data.try_into().unwrap()));
+        }
+        Ok(ExtendedPayload::TerminalSessionId(id)) => {
+            prop_assert_eq!(id, u32::from_le_bytes(data.try_into().unwrap()));
+        }
+        Ok(
+            ExtendedPayload::PebsIndex(value)
+            | ExtendedPayload::EventKey(value)
+            | ExtendedPayload::ProcessStartKey(value),
+        ) => prop_assert_eq!(value, u64_of(data)),
+        Ok(ExtendedPayload::StackTrace32(stack)) => {
+            prop_assert_eq!(stack.match_id, u64_of(&data[..8]));
+            prop_assert_eq!(stack.addresses.bytes(), &data[8..]);
+        }
+        Ok(ExtendedPayload::StackTrace64(stack)) => {
+            prop_assert_eq!(stack.match_id, u64_of(&data[..8]));
+            prop_assert_eq!(stack.addresses.bytes(), &data[8..]);
+        }
+        Ok(ExtendedPayload::PmcCounters(counters)) => {
+            prop_assert!(std::ptr::eq(counters.bytes(), data));
+        }
+        Ok(_) => {}
+        Err(CodecError::ExtendedItem {
+            index,
+            offset,
+            fault,
+        }) => {
+            prop_assert_eq!((index, offset), (item.index, item.offset));
+            if let Some(len) = fixed_size(ext_type) {
+                prop_assert_eq!(
+                    fault,
+                    ExtendedItemFault::PayloadSize {
+                        ext_type,
+                        expected: PayloadLength::Exactly(u16::try_from(len).unwrap()),
+                        data_size: item.header.data_size,
+                    }
+                );
+            }
+        }
+        Err(other) => return Err(TestCaseError::fail(format!("{other:?}"))),
+    }
+    // Which lengths decode.
+    let whole_after_match_id =
+        |unit: usize| data.len() >= 8 && (data.len() - 8).is_multiple_of(unit);
+    let decodes = match ext_type.0 {
+        0x0005 => Some(whole_after_match_id(4)), // STACK_TRACE32: MatchId, 32-bit addresses
+        0x0006 => Some(whole_after_match_id(8)), // STACK_TRACE64: MatchId, 64-bit addresses
+        0x0008 => Some(data.len().is_multiple_of(8)), // PMC_COUNTERS: u64 counters
+        _ => fixed_size(ext_type).map(|len| data.len() == len),
+    };
+    if let Some(decodes) = decodes {
+        prop_assert_eq!(payload.is_ok(), decodes, "{:?}: {:?}", ext_type, payload);
+    }
+    Ok(())
+}
+
 /// The laws of an item walk over any bytes: items tile the bytes from 0x50 in order, each
 /// inside them, re-encoding to the bytes it was read from; a clean end leaves the user data as
 /// the rest, an error is yielded once and names the offset where the walk stood.
@@ -738,7 +841,7 @@ fn check_walk(flags: EventHeaderFlags, body: &[u8]) -> Result<(), TestCaseError>
                 let mut out = vec![0u8; len];
                 prop_assert!(item.emit(&mut out).unwrap().is_empty());
                 prop_assert_eq!(&out[..], &body[at..at + len]);
-                prop_assert!(item.payload().is_ok() || item.payload().is_err());
+                check_payload(&item)?;
                 at += len;
             }
             Err(CodecError::ExtendedItem { offset, .. }) => {

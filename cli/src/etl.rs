@@ -18,6 +18,9 @@
 //! fractional digits), both from the event's raw timestamp through the file's clock
 //! ([`TraceClock`]); `null` when the event has no timestamp or the logfile header names no
 //! usable clock. The text lines carry the same time after the size (`-` when there is none).
+//! When the file's clock cannot be read, what needs the events' time (`--format chrome`,
+//! `--from`, `--to`) is refused with the reason, and the outputs that show it say on standard
+//! error, in one line, that no event has a time and why: nothing is left out silently.
 //!
 //! `--order time` prints the events of all buffers merged by timestamp instead of in file order
 //! (see [`crate::time_ordered`]).
@@ -589,6 +592,24 @@ fn print_in_file_order<R: Read + Send, F: Format>(
     Ok(())
 }
 
+/// What needs each event's time, if anything does: the format (`--format chrome` places every
+/// event in time) or the time filters (`--from`, `--to`). Without a clock every event would be
+/// left out, so such a run is refused rather than printing nothing. The time order does not
+/// need the clock: it merges the raw timestamps, which count the same clock whatever it is.
+fn needs_time<F: Format>(selection: &Selection) -> Option<&'static str> {
+    if F::NEEDS_TIME {
+        // The Chrome format is the one that needs it.
+        Some("--format chrome places")
+    } else {
+        match (selection.filter.from, selection.filter.to) {
+            (Some(_), Some(_)) => Some("--from and --to compare"),
+            (Some(_), None) => Some("--from compares"),
+            (None, Some(_)) => Some("--to compares"),
+            (None, None) => None,
+        }
+    }
+}
+
 /// The path that names standard input.
 const STDIN: &str = "-";
 
@@ -687,7 +708,6 @@ fn run_as<F: Format>(args: &EtlArgs, format: &mut F) -> Result<(), String> {
     let mut progress = Progress::new(length, read, F::PRINTS_EVENTS);
 
     let file = FileInfo::from_reader(path, &reader);
-    format.begin(&file, &mut out).map_err(write_error)?;
     let mut selection = args.selection();
     let first_pass = (args.file != STDIN).then_some(args.file.as_str());
     selection.registry = Arc::new(crate::meaning::registry(
@@ -695,7 +715,27 @@ fn run_as<F: Format>(args: &EtlArgs, format: &mut F) -> Result<(), String> {
         &args.mof,
         first_pass,
     )?);
-    let clock = file.clock;
+    let clock = match &file.clock {
+        Ok(clock) => Some(*clock),
+        Err(error) => {
+            if let Some(needs) = needs_time::<F>(&selection) {
+                return Err(format!(
+                    "{path}: {needs} each event's time, but the file's clock cannot be read: \
+                     {error}"
+                ));
+            }
+            if F::SHOWS_TIME {
+                // Nothing is left to tell about a note that cannot be written.
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "note: {path}: no event has a time, as the file's clock cannot be read: \
+                     {error}"
+                );
+            }
+            None
+        }
+    };
+    format.begin(&file, &mut out).map_err(write_error)?;
     let mut emitter = Emitter::new(format, selection.limit);
     match order {
         Order::File => print_in_file_order(

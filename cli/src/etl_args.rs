@@ -28,6 +28,12 @@ kernel's classes built in; --manifest and --mof add instrumentation manifests an
 text for other providers (what you give takes precedence). Process names and the schemas the \
 trace carries are read in a first pass over the file, which standard input cannot have.
 
+Time: an event's time is its raw timestamp through the file's clock (the logfile header's \
+ReservedFlags, PerfFreq or CpuSpeedInMHz, and StartTime). When that clock cannot be read, no \
+event has a time: --from, --to and --format chrome, which need one, are refused (status 1, one \
+line on stderr saying why); the table, JSON, CSV and --stats print the events without a time, \
+and one line on stderr says why. --order time merges the raw timestamps and needs no clock.
+
 Formats: table (text lines), json (one JSON object per line; --json is the same), csv (a header \
 row, then one row per event; the names beside the numbers they name, the fields as one JSON \
 column), chrome (the Trace Event Format JSON object that Perfetto UI and chrome://tracing open: \

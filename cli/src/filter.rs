@@ -3,9 +3,10 @@
 //!
 //! Each filter given must hold (AND); a filter given several values holds when any of them
 //! does (OR). An event without the member a filter looks at (a `PERFINFO` event has no process
-//! id, a kernel event no provider GUID, an event without a timestamp or in a file without a
-//! usable clock no time, an event no schema names no name) does not match that filter. Names
-//! are compared without regard to ASCII case.
+//! id, a kernel event no provider GUID, an event without a timestamp no time, an event no
+//! schema names no name) does not match that filter. Names are compared without regard to ASCII
+//! case. A file whose clock cannot be read has no time for any event: `etwc` refuses `--from`
+//! and `--to` for it, with the reason, rather than match nothing.
 
 use etw_classic::{wire::UtcDateTime, Event, Guid, HeaderType};
 

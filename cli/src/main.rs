@@ -1,7 +1,7 @@
 //! `etwc`: decode and encode the classic ETW header layouts from the command line.
 //!
 //! ```text
-//! etwc decode <LAYOUT> <HEX | @FILE | -> [--json]
+//! etwc decode <LAYOUT> <HEX | @FILE | -> [--raw] [--json]
 //! etwc encode <LAYOUT> <JSON | @FILE>
 //! etwc etl <FILE | -> [--format table|json|csv|chrome] [--summary | --stats] [--order file|time]
 //!     [--provider GUID|NAME] [--event NAME] [--process NAME] [--kind KIND] [--pid N] [--tid N]
@@ -43,13 +43,17 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Decode the bytes of one struct and print its fields
+    #[command(after_help = DECODE_AFTER_HELP)]
     Decode {
         /// The struct's layout
         layout: CliLayout,
-        /// The bytes as hex (whitespace allowed); @FILE, a file holding hex text or raw bytes;
-        /// or `-`, the same from standard input. Input that is all printable ASCII text is read
-        /// as hex, anything else as raw bytes.
+        /// The bytes as hex (whitespace allowed); @FILE, a file holding them as hex text (or,
+        /// with --raw, as raw bytes); or `-`, the same from standard input
         input: String,
+        /// @FILE or `-` holds the struct's raw bytes, not hex text (the argument itself is
+        /// always hex)
+        #[arg(long)]
+        raw: bool,
         /// Print one JSON object on one line instead of a table
         #[arg(long)]
         json: bool,
@@ -74,6 +78,18 @@ enum Command {
     Assemble(assemble::Args),
 }
 
+/// What `etwc decode --help` prints after the options.
+const DECODE_AFTER_HELP: &str = "\
+Input: the argument is always hex; @FILE and - (standard input) hold hex text, or raw bytes \
+with --raw. Nothing is guessed from the content: raw bytes that happen to be all hex digits \
+are read as the bytes they are with --raw, and as hex text without it.
+
+Examples:
+  etwc decode mof-field 00100000000000001000000001000000
+  etwc decode trace-header @header.hex --json
+  etwc decode logfile-header64 @header.bin --raw
+  head -c 48 dump.bin | etwc decode trace-header - --raw";
+
 fn main() -> ExitCode {
     match run(Cli::parse()) {
         Ok(()) => ExitCode::SUCCESS,
@@ -85,14 +101,37 @@ fn main() -> ExitCode {
     }
 }
 
+/// Exits with clap's usage error (status 2) for the subcommand `name`.
+fn usage_error(name: &str, kind: clap::error::ErrorKind, message: String) -> ! {
+    let mut command = <Cli as clap::CommandFactory>::command();
+    command.build();
+    let mut subcommand = command.find_subcommand(name).cloned().unwrap_or(command);
+    subcommand.error(kind, message).exit()
+}
+
 fn run(cli: Cli) -> Result<(), String> {
+    if let Command::Decode {
+        raw: true, input, ..
+    } = &cli.command
+    {
+        if input != "-" && !input.starts_with('@') {
+            usage_error(
+                "decode",
+                clap::error::ErrorKind::ArgumentConflict,
+                "--raw reads @FILE or - (standard input) as raw bytes; the argument itself is \
+                 always hex"
+                    .to_owned(),
+            );
+        }
+    }
     match cli.command {
         Command::Decode {
             layout,
             input,
+            raw,
             json,
         } => {
-            let bytes = read_bytes(&input)?;
+            let bytes = read_bytes(&input, raw)?;
             let object = fields::decode(layout, &bytes)?;
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
             if json {
@@ -111,10 +150,7 @@ fn run(cli: Cli) -> Result<(), String> {
         }
         Command::Etl(args) => {
             if let Err((kind, message)) = args.check() {
-                let mut command = <Cli as clap::CommandFactory>::command();
-                command.build();
-                let mut etl = command.find_subcommand("etl").cloned().unwrap_or(command);
-                etl.error(kind, message).exit();
+                usage_error("etl", kind, message);
             }
             etl::run(&args)
         }
@@ -143,9 +179,9 @@ fn run(cli: Cli) -> Result<(), String> {
 const MAX_DECODE_INPUT: u64 = 1 << 20;
 
 /// The input bytes: hex on the command line; or `@FILE` or `-` (standard input) holding hex
-/// text or raw bytes. Input made only of printable ASCII and whitespace is text, and read as
-/// hex (so a stray character in a hex file is an error naming it); anything else is raw bytes.
-fn read_bytes(input: &str) -> Result<Vec<u8>, String> {
+/// text, or, with `raw`, the raw bytes. Nothing is guessed from the content: raw bytes that are
+/// all hex digits are the bytes they are with `raw`, and hex text without it.
+fn read_bytes(input: &str, raw: bool) -> Result<Vec<u8>, String> {
     let (name, source): (String, Box<dyn Read>) = if input == "-" {
         (
             "standard input".to_owned(),
@@ -168,17 +204,19 @@ fn read_bytes(input: &str) -> Result<Vec<u8>, String> {
             "{name}: expected at most {MAX_DECODE_INPUT} bytes (one struct), found more"
         ));
     }
-    let is_text = !contents.is_empty()
-        && contents
-            .iter()
-            .all(|byte| byte.is_ascii_graphic() || byte.is_ascii_whitespace());
-    if is_text {
-        // All ASCII, so one character a byte.
-        let text = String::from_utf8_lossy(&contents);
-        parse_hex(&text).map_err(|error| format!("{name}: {error}"))
-    } else {
-        Ok(contents)
+    if raw {
+        return Ok(contents);
     }
+    // Said after a hex error, for input that was meant as raw bytes.
+    let hint = "(for raw bytes, add --raw)";
+    let text = std::str::from_utf8(&contents).map_err(|error| {
+        format!(
+            "{name}: bad hex: expected hex text, found a byte that is not UTF-8 text at byte {} \
+             {hint}",
+            error.valid_up_to()
+        )
+    })?;
+    parse_hex(text).map_err(|error| format!("{name}: {error} {hint}"))
 }
 
 /// Hex digits, whitespace between them allowed; an error names the first character that is

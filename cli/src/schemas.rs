@@ -4,7 +4,7 @@
 //! given with `--manifest` and `--mof`, and what a first pass learns from the trace (its
 //! `MetaData/EventInfo` events, its EventSource manifests); then the file is walked once more
 //! and each event is matched with its schema ([`Registry::identify`]) and its data walked with
-//! it ([`Identified::walk`], without rendering the values). The report lists:
+//! it ([`Identified::check`], without rendering the values). The report lists:
 //!
 //! 1. every schema the trace carries or was given, with the events it decoded (perhaps none),
 //!    and the kernel's built-in classes and TraceLogging event descriptions that decoded
@@ -28,7 +28,7 @@ use std::path::PathBuf;
 use etw_classic::payload::kernel::{KernelEvent, PROVIDER_NAME};
 use etw_classic::{EtlReader, Guid};
 use etw_classic_decode::facts::Facts;
-use etw_classic_decode::{EventSchema, Identified, Registry, SchemaKey, SchemaSource, Walked};
+use etw_classic_decode::{Checked, EventSchema, Identified, Registry, SchemaKey, SchemaSource};
 use serde_json::{json, Map, Value};
 
 use crate::etl::{describe, kind_name};
@@ -79,7 +79,7 @@ struct Counts {
 }
 
 impl Counts {
-    fn add(&mut self, walked: &Walked, place: impl FnOnce() -> String) {
+    fn add(&mut self, walked: &Checked, place: impl FnOnce() -> String) {
         self.events += 1;
         if let Some(error) = &walked.error {
             self.with_errors += 1;
@@ -155,7 +155,7 @@ impl Census {
                 let walked = identified
                     .as_ref()
                     .map_err(Clone::clone)
-                    .and_then(|found| found.walk(&facts).map(|walked| (found, walked)));
+                    .and_then(|found| found.check(&facts).map(|walked| (found, walked)));
                 match walked {
                     Ok((found, walked)) => {
                         let (key, kernel) = match found {

@@ -360,7 +360,7 @@ fn scratch(name: &str) -> std::path::PathBuf {
 fn a_hex_file_with_a_stray_character_is_an_error_naming_file_and_position() {
     let dir = scratch("stray");
     let path = dir.join("header.hex");
-    // Hex with an `x` on its second line: text, so not taken for a file of raw bytes.
+    // Hex with an `x` on its second line.
     std::fs::write(&path, "ce0014c0\n21x0\n").unwrap();
     etwc()
         .args(["decode", "trace-header", &format!("@{}", path.display())])
@@ -369,14 +369,26 @@ fn a_hex_file_with_a_stray_character_is_an_error_naming_file_and_position() {
         .stdout("")
         .stderr(format!(
             "etwc: {}: bad hex: expected a hex digit or whitespace at position 11 (line 2, \
-             column 3), found 'x'\n",
+             column 3), found 'x' (for raw bytes, add --raw)\n",
+            path.display()
+        ));
+    // Raw bytes without --raw: read as hex text, which they are not.
+    std::fs::write(&path, [0xce, 0x00, 0x14, 0xc0]).unwrap();
+    etwc()
+        .args(["decode", "trace-header", &format!("@{}", path.display())])
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(format!(
+            "etwc: {}: bad hex: expected hex text, found a byte that is not UTF-8 text at byte \
+             0 (for raw bytes, add --raw)\n",
             path.display()
         ));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
-fn decode_reads_standard_input_as_hex_or_raw_bytes() {
+fn decode_reads_standard_input_as_hex_or_with_raw_as_raw_bytes() {
     let path = example("full-header64.hex");
     let path = path.trim_start_matches('@');
     let from_file = run(&["decode", "trace-header", &format!("@{path}"), "--json"]);
@@ -392,11 +404,62 @@ fn decode_reads_standard_input_as_hex_or_raw_bytes() {
         .map(|pair| u8::from_str_radix(pair, 16).unwrap())
         .collect();
     etwc()
-        .args(["decode", "trace-header", "-", "--json"])
+        .args(["decode", "trace-header", "-", "--raw", "--json"])
         .write_stdin(raw)
         .assert()
         .success()
         .stdout(from_file);
+}
+
+#[test]
+fn decode_with_raw_reads_raw_bytes_that_are_all_hex_digits_as_they_are() {
+    // A 16-byte MOF_FIELD whose bytes are the ASCII digits "0123456789abcdef": DataPtr (u64),
+    // Length (u32) and DataType (u32), little-endian (evntrace.h), from these bytes.
+    let bytes = *b"0123456789abcdef";
+    let expected = serde_json::json!({
+        "data_ptr": u64::from_le_bytes(bytes[0..8].try_into().unwrap()),
+        "length": u32::from_le_bytes(bytes[8..12].try_into().unwrap()),
+        "data_type": u32::from_le_bytes(bytes[12..16].try_into().unwrap()),
+    });
+    assert_eq!(expected["data_ptr"], 0x3736_3534_3332_3130u64);
+    let dir = scratch("raw-hex-digits");
+    let path = dir.join("mof-field.bin");
+    std::fs::write(&path, bytes).unwrap();
+    let file = format!("@{}", path.display());
+    let from_file = run(&["decode", "mof-field", &file, "--raw", "--json"]);
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&from_file).unwrap(),
+        expected
+    );
+    etwc()
+        .args(["decode", "mof-field", "-", "--raw", "--json"])
+        .write_stdin(bytes.to_vec())
+        .assert()
+        .success()
+        .stdout(from_file);
+    // Without --raw the same file is hex text: the 8 bytes 01 23 45 67 89 ab cd ef, too few.
+    etwc()
+        .args(["decode", "mof-field", &file, "--json"])
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr("etwc: MOF_FIELD: expected 16 bytes, found 8\n");
+    // The argument is always hex: --raw with one is a usage error.
+    etwc()
+        .args([
+            "decode",
+            "mof-field",
+            "30313233343536373839616263646566",
+            "--raw",
+        ])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "--raw reads @FILE or - (standard input) as raw bytes; the argument itself is \
+             always hex",
+        ));
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -12,12 +12,14 @@
 //!
 //! and gives the names (provider, event, task, opcode, level, keywords, process) and the fields.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 
 use etw_classic::payload;
 use etw_classic::payload::kernel::{self, KernelEvent};
-use etw_classic::payload::{FieldSchema, ItemKind, PayloadDecoder, TraceLoggingEvent, Value};
+use etw_classic::payload::{
+    FieldSchema, ItemKind, PayloadDecoder, PayloadError, TraceLoggingEvent, Value,
+};
 use etw_classic::wire::{EventTraceGroup, HookId};
 use etw_classic::{Bitness, Guid};
 
@@ -605,6 +607,22 @@ fn thread_named(facts: &Facts<'_>) -> Option<(u32, String)> {
     Some((tid?, name.filter(|name| !name.is_empty())?))
 }
 
+/// The core's walk of `data` with `fields`, each item handed to `visit` by name.
+fn walk_fields<N: AsRef<str>>(
+    fields: &[FieldSchema<N>],
+    data: &[u8],
+    bitness: Bitness,
+    visit: &mut dyn FnMut(&str, &ItemKind<'_>),
+) -> Option<PayloadError> {
+    for item in PayloadDecoder::new(fields, data, bitness) {
+        match item {
+            Ok(item) => visit(item.field.name.as_ref(), &item.kind),
+            Err(error) => return Some(error),
+        }
+    }
+    None
+}
+
 /// How many fields TraceLogging metadata may describe here; more is reported as an error.
 const TRACELOGGING_FIELDS: usize = 512;
 
@@ -643,21 +661,50 @@ impl Identified<'_, '_> {
         }
     }
 
+    /// Walks the fields of `facts`' event with this schema, handing each item to `visit` with
+    /// its field's name, without building anything: the cost of decoding alone. Returns how
+    /// the walk ended: `None` at the end of the fields, or the error that stopped it.
+    ///
+    /// # Errors
+    /// TraceLogging metadata whose fields cannot be read.
+    pub fn walk(
+        &self,
+        facts: &Facts<'_>,
+        visit: &mut dyn FnMut(&str, &ItemKind<'_>),
+    ) -> Result<Option<PayloadError>, Undecoded> {
+        let data = facts.payload.unwrap_or_default();
+        let bitness = facts.bitness.unwrap_or(Bitness::Bits64);
+        Ok(match self {
+            Self::Schema(schema) => walk_fields(&schema.fields, data, bitness, visit),
+            Self::Kernel(event) => {
+                walk_fields(&event.fields_for(data.len(), bitness), data, bitness, visit)
+            }
+            Self::TraceLogging { event, .. } => {
+                walk_fields(&tracelogging_fields(event)?, data, bitness, visit)
+            }
+        })
+    }
+
     /// How many fields the schema has for `facts`' event (structures and their members each
     /// count), and how walking its data with them ends, without rendering a value: cheaper
-    /// than [`decode`](Self::decode) when only the outcome matters.
+    /// than [`decode`](Self::decode) when only the outcome matters, and saying more than
+    /// [`walk`](Self::walk): the field count and the bytes left.
     ///
     /// # Errors
     /// TraceLogging metadata whose fields cannot be read, or that describe more than 512
     /// fields.
-    pub fn walk(&self, facts: &Facts<'_>) -> Result<Walked, Undecoded> {
+    pub fn check(&self, facts: &Facts<'_>) -> Result<Checked, Undecoded> {
         let data = facts.payload.unwrap_or_default();
         let bitness = facts.bitness.unwrap_or(Bitness::Bits64);
         match self {
-            Self::Schema(schema) => Ok(walk(&schema.fields, data, bitness)),
-            Self::Kernel(event) => Ok(walk(&event.fields_for(data.len(), bitness), data, bitness)),
+            Self::Schema(schema) => Ok(check_fields_of(&schema.fields, data, bitness)),
+            Self::Kernel(event) => Ok(check_fields_of(
+                &event.fields_for(data.len(), bitness),
+                data,
+                bitness,
+            )),
             Self::TraceLogging { event, .. } => {
-                Ok(walk(&tracelogging_fields(event)?, data, bitness))
+                Ok(check_fields_of(&tracelogging_fields(event)?, data, bitness))
             }
         }
     }
@@ -714,9 +761,9 @@ pub fn decode_with(schema: &EventSchema, data: &[u8], bitness: Bitness) -> Decod
     }
 }
 
-/// How walking an event's data with its schema ended ([`Identified::walk`]).
+/// How decoding an event's data with its schema ends ([`Identified::check`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Walked {
+pub struct Checked {
     /// The schema's fields for the event (structures and their members each count).
     pub fields: usize,
     /// Why decoding stopped before the last field, when it did (as
@@ -727,17 +774,17 @@ pub struct Walked {
 }
 
 /// Walks `data` with `fields` to its end or its first error.
-fn walk<N: AsRef<str> + std::fmt::Display>(
+fn check_fields_of<N: AsRef<str> + std::fmt::Display>(
     fields: &[FieldSchema<N>],
     data: &[u8],
     bitness: Bitness,
-) -> Walked {
+) -> Checked {
     let mut decoder = PayloadDecoder::new(fields, data, bitness);
     let error = decoder
         .by_ref()
         .find_map(Result::err)
         .map(|failure| failure.named(fields).to_string());
-    Walked {
+    Checked {
         fields: fields.len(),
         rest: if error.is_some() {
             0

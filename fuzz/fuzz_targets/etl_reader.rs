@@ -15,7 +15,9 @@
 //!   `TRACE_LOGFILE_HEADER` of the layout the header type names, the names after it, a
 //!   `BufferSize` within `0x48..=MAX_BUFFER_SIZE`): each member read at its offset on success,
 //!   otherwise one of the errors the failing step allows; `buffers()` is the same walk as
-//!   `EtlBuffers::new`;
+//!   `EtlBuffers::new`, but for a walk that ends cleanly before the buffers the logfile
+//!   header's `BuffersWritten` counts (unless 0, or `LogFileMode` has
+//!   `EVENT_TRACE_FILE_MODE_CIRCULAR`), which ends with `FileEndsBeforeBuffersWritten`;
 //! - `EtlBuffer::trace_buffer` of an uncompressed buffer is `model::trace_buffer`; of a
 //!   compressed one, the stream after the header decoded by the rules of [MS-XCA] 2.4.4
 //!   (`model::lz77`) into `Offset - 0x48` bytes: the same events when it fills them exactly,
@@ -198,12 +200,30 @@ fn check_file(data: &[u8], buffers: &[EtlBuffer<'_>], end: Option<ReadError>) {
                 );
             }
 
+            // A walk that ends cleanly, at the end of the file, before the buffers the logfile
+            // header's BuffersWritten (u32 @0x24) counts ends with that error, unless the count
+            // is 0 or LogFileMode (u32 @0x20) has EVENT_TRACE_FILE_MODE_CIRCULAR (0x2).
+            let buffers_written = le32(logfile.data, 0x24);
+            let circular = le32(logfile.data, 0x20) & 0x2 != 0;
+            let ends_early = (end.is_none()
+                && buffers_written != 0
+                && !circular
+                && buffers_written as usize > buffers.len())
+            .then(|| {
+                ReadError::new(
+                    Some(model::position(buffers.len(), data.len())),
+                    ReadErrorKind::FileEndsBeforeBuffersWritten {
+                        buffers: buffers.len(),
+                        buffers_written,
+                    },
+                )
+            });
             let again: Vec<_> = file.buffers().collect();
             let expected: Vec<_> = buffers
                 .iter()
                 .copied()
                 .map(Ok)
-                .chain(end.map(Err))
+                .chain(end.or(ends_early).map(Err))
                 .collect();
             assert_eq!(again, expected, "buffers() is not the walk of the file");
         }

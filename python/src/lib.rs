@@ -2,27 +2,42 @@
 //!
 //! `etw_classic.open(path)` reads the logfile header and hands back a [`Reader`]: an iterator
 //! of one dict per event, with the keys and values of the event's line of `etwc etl --json`
-//! (the mapping is the command-line tool's own, [`etl::event_json`] and [`fields`]), except
-//! that the hex strings of that line (`data`, `bytes`, and the `data` and `padding` of extended
-//! items) are `bytes`. The file is read one buffer at a time through [`EtlReader`], never whole.
+//! (the mapping is the command-line tool's own, [`etl::dated_event_json`]), except that the hex
+//! strings of that line's headers (`data`, `bytes`, and the `data` and `padding` of extended
+//! items) are `bytes`; the decoded `fields` are as the JSON gives them. The file is read one
+//! buffer at a time through [`EtlReader`], never whole.
 //!
-//! Errors in the file raise `etw_classic.EtlError` (a `ValueError`) with the message `etwc`
-//! prints after `etwc: `; like `etwc`, the reader goes on past a buffer that does not decode
-//! and raises once the events it could read have been handed out.
+//! The events are named and their fields decoded with a [`Registry`] built as `etwc etl`
+//! builds it ([`meaning::registry`]): the manifests and MOF files given with `manifest=` and
+//! `mof=` (as `--manifest` and `--mof`), then what a first pass over the file learns (process
+//! names, and the descriptions the trace carries).
+//!
+//! Errors in the file, or in a manifest or MOF file, raise `etw_classic.EtlError` (a
+//! `ValueError`) with the message `etwc` prints after `etwc: `; like `etwc`, the reader goes on
+//! past a buffer that does not decode and raises once the events it could read have been
+//! handed out.
+//!
+//! Time: an event's `filetime` and `time` come from its raw timestamp through the file's clock.
+//! When the logfile header names no clock that can be read, no event has a time: `open` then
+//! warns once (`etw_classic.NoTimeWarning`, with the line `etwc` prints after `note: `), the
+//! reason stays in `Reader.clock_error`, and every event's `filetime` and `time` are `None`;
+//! code that needs the time passes `require_time=True`, and `open` raises `EtlError` with the
+//! reason instead. The time order merges raw timestamps and needs no clock.
 
 use std::collections::{HashMap, VecDeque};
 use std::fs::File;
 use std::io::BufReader;
 use std::path::PathBuf;
 use std::sync::mpsc::{sync_channel, Receiver};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use etw::read::{StoredBuffer, TraceClock};
 use etw::{EtlReader, EtlReaderError, Event};
-use etw_classic_cli::etl;
 use etw_classic_cli::formats::{self, EventContext, FileInfo, Problems};
-use pyo3::exceptions::{PyOSError, PyValueError};
+use etw_classic_cli::{etl, meaning};
+use etw_classic_decode::Registry;
+use pyo3::exceptions::{PyOSError, PyTypeError, PyUserWarning, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyList, PyString};
 use serde_json::{Map, Value};
@@ -31,12 +46,26 @@ pyo3::create_exception!(
     etw_classic,
     EtlError,
     PyValueError,
-    "The .etl file is not one, is cut short or is malformed: the message is the one `etwc` \
-     prints, naming the file, the buffer and its file offset."
+    "The .etl file is not one, is cut short or is malformed, or a manifest or MOF file cannot \
+     be read or parsed: the message is the one `etwc` prints, naming the file, and the buffer \
+     and its file offset (or the line, in a manifest or MOF file)."
 );
 
-/// The keys whose string values are bytes as hex in `etwc etl --json`.
+pyo3::create_exception!(
+    etw_classic,
+    NoTimeWarning,
+    PyUserWarning,
+    "The file's clock cannot be read: no event has a time (`filetime` and `time` are None). The \
+     message names the file and the reason, as the line `etwc` prints on stderr."
+);
+
+/// The keys whose string values are bytes as hex in `etwc etl --json`, in an event's headers
+/// (not in its decoded `fields`, whose values stay as the JSON gives them).
 const HEX_KEYS: [&str; 3] = ["data", "bytes", "padding"];
+
+/// The key of an event's decoded fields: a field there named like one of [`HEX_KEYS`] is not
+/// the event's bytes, and stays as the JSON gives it.
+const FIELDS_KEY: &str = "fields";
 
 /// Events handed from the time-ordered merge's thread ahead of the Python side, at most.
 const TIME_ORDER_QUEUE: usize = 1024;
@@ -46,8 +75,10 @@ const TIME_ORDER_QUEUE: usize = 1024;
 type Item = Result<Map<String, Value>, String>;
 
 /// The JSON line of `etwc etl --json` for `event` of buffer `buffer` on `processor`, dated
-/// through the file's clock: the command-line tool's own [`etl::dated_event_json`].
+/// through the file's clock and given its meaning by `registry`: the command-line tool's own
+/// [`etl::dated_event_json`].
 fn event_line(
+    registry: &Registry,
     buffer: usize,
     processor: u16,
     clock: Option<TraceClock>,
@@ -57,6 +88,7 @@ fn event_line(
         buffer,
         processor,
         filetime: etl::filetime_of(event, clock),
+        registry,
     };
     etl::dated_event_json(&context, event)
 }
@@ -112,11 +144,36 @@ impl Keys {
     }
 }
 
+/// How the strings of a JSON value become Python values.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Strings {
+    /// A string under one of [`HEX_KEYS`] is `bytes`; under [`FIELDS_KEY`] of an event (the
+    /// top level), everything is [`Strings::Plain`].
+    Event,
+    /// Below the top level of an event: a string under one of [`HEX_KEYS`] is `bytes`.
+    Hex,
+    /// Every string is a `str`, as `json.loads` gives it.
+    Plain,
+}
+
+impl Strings {
+    /// How the value under `key` of an object read this way is read.
+    fn under(self, key: &str) -> Self {
+        match self {
+            Self::Event if key == FIELDS_KEY => Self::Plain,
+            Self::Event => Self::Hex,
+            other => other,
+        }
+    }
+}
+
 /// A JSON value as the Python value `json.loads` gives, except a hex string under one of
-/// [`HEX_KEYS`] (`key` is the key the value is under), which is `bytes`.
+/// [`HEX_KEYS`] (`key` is the key the value is under) when `strings` is [`Strings::Hex`],
+/// which is `bytes`.
 fn to_python<'py>(
     py: Python<'py>,
     keys: &mut Keys,
+    strings: Strings,
     key: Option<&str>,
     value: Value,
 ) -> PyResult<Bound<'py, PyAny>> {
@@ -136,30 +193,33 @@ fn to_python<'py>(
                     .into_any()
             }
         }
-        Value::String(text) if key.is_some_and(|key| HEX_KEYS.contains(&key)) => {
+        Value::String(text)
+            if strings == Strings::Hex && key.is_some_and(|key| HEX_KEYS.contains(&key)) =>
+        {
             hex_bytes(py, &text)?.into_any()
         }
         Value::String(text) => PyString::new(py, &text).into_any(),
         Value::Array(items) => {
             let items = items
                 .into_iter()
-                .map(|item| to_python(py, keys, None, item))
+                .map(|item| to_python(py, keys, strings, None, item))
                 .collect::<PyResult<Vec<_>>>()?;
             PyList::new(py, items)?.into_any()
         }
-        Value::Object(map) => to_dict(py, keys, map)?.into_any(),
+        Value::Object(map) => to_dict(py, keys, strings, map)?.into_any(),
     })
 }
 
-/// A JSON object as a dict, its keys in the same order.
+/// A JSON object as a dict, its keys in the same order, its values read as `strings` says.
 fn to_dict<'py>(
     py: Python<'py>,
     keys: &mut Keys,
+    strings: Strings,
     map: Map<String, Value>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(py);
     for (key, value) in map {
-        let value = to_python(py, keys, Some(&key), value)?;
+        let value = to_python(py, keys, strings.under(&key), Some(&key), value)?;
         dict.set_item(keys.get(py, &key), value)?;
     }
     Ok(dict)
@@ -168,6 +228,7 @@ fn to_dict<'py>(
 /// The events in file order: one buffer read, decoded and turned into lines at a time.
 struct FileOrder {
     reader: EtlReader<BufReader<File>>,
+    registry: Arc<Registry>,
     clock: Option<TraceClock>,
     stored: StoredBuffer,
     /// Grown to what the buffers decompress to, at most the logfile header's `BufferSize`.
@@ -194,6 +255,7 @@ impl FileOrder {
             for event in buffer.events() {
                 match event {
                     Ok(event) => self.pending.push_back(Ok(event_line(
+                        &self.registry,
                         index,
                         buffer.processor,
                         self.clock,
@@ -218,13 +280,20 @@ struct TimeOrder {
 }
 
 impl TimeOrder {
-    fn start(mut reader: EtlReader<BufReader<File>>, clock: Option<TraceClock>) -> Self {
+    fn start(
+        mut reader: EtlReader<BufReader<File>>,
+        registry: Arc<Registry>,
+        clock: Option<TraceClock>,
+    ) -> Self {
         let (sender, receiver) = sync_channel::<Item>(TIME_ORDER_QUEUE);
         let worker = std::thread::spawn(move || {
             // The walk ends early, with the error of `send`, when the receiver has gone.
             let _ = reader.for_each_event_in_time_order(|item| {
                 let item = item
-                    .map(|item| event_line(item.position.index, item.processor, clock, &item.event))
+                    .map(|item| {
+                        let (buffer, processor) = (item.position.index, item.processor);
+                        event_line(&registry, buffer, processor, clock, &item.event)
+                    })
                     .map_err(|error| error.to_string());
                 sender.send(item)
             });
@@ -256,7 +325,9 @@ enum Source {
 }
 
 /// An .etl file being read: iterate it for the events (one dict each, as `etwc etl --json`
-/// prints them), `header` for its logfile header. A context manager: `with` closes it.
+/// prints them: the header's keys, then `provider_name`, `event_name`, `task_name`,
+/// `opcode_name`, `process_name`, `fields` and the other keys of its meaning), `header` for its
+/// logfile header. A context manager: `with` closes it.
 #[pyclass(module = "etw_classic")]
 struct Reader {
     /// The path as given, for the messages.
@@ -269,6 +340,8 @@ struct Reader {
     problems: Problems,
     closed: bool,
     keys: Keys,
+    /// Why the file's clock cannot be read, if it cannot.
+    clock_error: Option<String>,
 }
 
 #[pymethods]
@@ -290,6 +363,14 @@ impl Reader {
     #[getter]
     fn closed(&self) -> bool {
         self.closed
+    }
+
+    /// None when the file's clock can be read; otherwise why not (the logfile header's member
+    /// at fault, what was expected and found): every event's `filetime` and `time` are then
+    /// None.
+    #[getter]
+    fn clock_error(&self) -> Option<&str> {
+        self.clock_error.as_deref()
     }
 
     /// Closes the file (and stops the time-ordered merge). Iterating then raises ValueError.
@@ -332,7 +413,9 @@ impl Reader {
                 Some(Source::Time(source)) => source.next_item(py),
             };
             match item {
-                Some(Ok(line)) => return to_dict(py, &mut self.keys, line).map(Some),
+                Some(Ok(line)) => {
+                    return to_dict(py, &mut self.keys, Strings::Event, line).map(Some)
+                }
                 Some(Err(problem)) => self.problems.push(problem),
                 None => {
                     self.source = None;
@@ -383,18 +466,71 @@ fn open_error(
     EtlError::new_err(etl::describe(shown, error))
 }
 
-/// Opens the .etl file at `path` (a str or os.PathLike) and reads its logfile header.
+/// The paths of `value`, the argument `name` of [`open`]: `None`, one path (a str or
+/// os.PathLike), or an iterable of paths.
+fn paths(name: &str, value: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<PathBuf>> {
+    let Some(value) = value else {
+        return Ok(Vec::new());
+    };
+    if let Ok(path) = value.extract::<PathBuf>() {
+        return Ok(vec![path]);
+    }
+    let expected = |place: String, what: &str, found: &Bound<'_, PyAny>| {
+        let type_name = found
+            .get_type()
+            .name()
+            .map_or_else(|_| "?".to_owned(), |name| name.to_string());
+        PyTypeError::new_err(format!("{place}: expected {what}, found {type_name}"))
+    };
+    let path = "a path (str or os.PathLike)";
+    let items = value.try_iter().map_err(|_| {
+        expected(
+            name.to_owned(),
+            &format!("{path} or a list of paths"),
+            value,
+        )
+    })?;
+    items
+        .enumerate()
+        .map(|(index, item)| {
+            let item = item?;
+            item.extract::<PathBuf>()
+                .map_err(|_| expected(format!("{name}[{index}]"), path, &item))
+        })
+        .collect()
+}
+
+/// Opens the .etl file at `path` (a str or os.PathLike), reads its logfile header, and
+/// learns what names its events and decodes their fields.
 ///
 /// `order` is `"file"` (buffer after buffer as stored) or `"time"` (the events of all
-/// buffers merged by timestamp, as `etwc etl --order time`: the file is read twice, with one
-/// decoded buffer's events per processor the logfile header counts in memory, at most 256 MiB
-/// in all).
+/// buffers merged by timestamp, as `etwc etl --order time`: the merge reads the file twice,
+/// with one decoded buffer's events per processor the logfile header counts in memory, at most
+/// 256 MiB in all).
+///
+/// `manifest` and `mof` are a path or a list of paths (str or os.PathLike) of instrumentation
+/// manifests (.man, .xml) and classic MOF files (.mof), or of folders of them, as `etwc etl
+/// --manifest` and `--mof` take them. Before handing out any event, `open` reads the whole
+/// file once, as `etwc etl` does, to learn the process names and the descriptions the trace
+/// carries (EventSource manifests, MetaData/EventInfo events; TraceLogging events describe
+/// themselves).
+///
+/// When the file's clock cannot be read, no event has a time: with `require_time=True` that
+/// raises EtlError naming the reason; otherwise `open` warns (NoTimeWarning, once) and
+/// `Reader.clock_error` keeps the reason.
 ///
 /// Raises FileNotFoundError (or another OSError) when the file cannot be opened, EtlError when
-/// it is not an .etl file.
+/// it is not an .etl file or a manifest or MOF file cannot be read or parsed.
 #[pyfunction]
-#[pyo3(signature = (path, order = "file"))]
-fn open(py: Python<'_>, path: &Bound<'_, PyAny>, order: &str) -> PyResult<Reader> {
+#[pyo3(signature = (path, order = "file", manifest = None, mof = None, *, require_time = false))]
+fn open(
+    py: Python<'_>,
+    path: &Bound<'_, PyAny>,
+    order: &str,
+    manifest: Option<&Bound<'_, PyAny>>,
+    mof: Option<&Bound<'_, PyAny>>,
+    require_time: bool,
+) -> PyResult<Reader> {
     let time_order = match order {
         "file" => false,
         "time" => true,
@@ -404,6 +540,8 @@ fn open(py: Python<'_>, path: &Bound<'_, PyAny>, order: &str) -> PyResult<Reader
             )))
         }
     };
+    let manifests = paths("manifest", manifest)?;
+    let mofs = paths("mof", mof)?;
     let file_path: PathBuf = path.extract()?;
     let shown = file_path.display().to_string();
     let reader = File::open(&file_path)
@@ -413,14 +551,43 @@ fn open(py: Python<'_>, path: &Bound<'_, PyAny>, order: &str) -> PyResult<Reader
         })
         .and_then(|file| EtlReader::new(BufReader::new(file)))
         .map_err(|error| open_error(py, path, &shown, &error))?;
+    // As `etwc etl`: the user's files, then the first pass over the file (a path that is not
+    // UTF-8 text, which `etwc` does not take either, gets no first pass).
+    let first_pass = file_path.to_str();
+    let registry = py
+        .detach(|| meaning::registry(&manifests, &mofs, first_pass))
+        .map_err(EtlError::new_err)?;
+    let registry = Arc::new(registry);
     let mut keys = Keys::default();
-    let header = to_dict(py, &mut keys, header_line(&shown, &reader))?.unbind();
-    let clock = reader.clock().ok();
+    let header = to_dict(py, &mut keys, Strings::Hex, header_line(&shown, &reader))?.unbind();
+    let (clock, clock_error) = match reader.clock() {
+        Ok(clock) => (Some(clock), None),
+        Err(error) if require_time => {
+            return Err(EtlError::new_err(format!(
+                "{shown}: require_time=True needs each event's time, but the file's clock cannot \
+                 be read: {error}"
+            )))
+        }
+        Err(error) => {
+            // The line `etwc` prints on stderr, after `note: `.
+            let message = format!(
+                "{shown}: no event has a time, as the file's clock cannot be read: {error}"
+            );
+            PyErr::warn(
+                py,
+                &py.get_type::<NoTimeWarning>(),
+                &std::ffi::CString::new(message).unwrap_or_default(),
+                1,
+            )?;
+            (None, Some(error.to_string()))
+        }
+    };
     let source = if time_order {
-        Source::Time(TimeOrder::start(reader, clock))
+        Source::Time(TimeOrder::start(reader, registry, clock))
     } else {
         Source::File(Box::new(FileOrder {
             reader,
+            registry,
             clock,
             stored: StoredBuffer::new(),
             scratch: Vec::new(),
@@ -434,13 +601,15 @@ fn open(py: Python<'_>, path: &Bound<'_, PyAny>, order: &str) -> PyResult<Reader
         problems: Problems::default(),
         closed: false,
         keys,
+        clock_error,
     })
 }
 
 /// Read Event Tracing for Windows .etl files as a stream of dicts, the events of
-/// `etwc etl --json`.
+/// `etwc etl --json`: their headers, and their names and fields decoded from the trace's own
+/// descriptions and the manifests and MOF files given.
 #[pymodule]
 mod etw_classic {
     #[pymodule_export]
-    use super::{open, EtlError, Reader};
+    use super::{open, EtlError, NoTimeWarning, Reader};
 }

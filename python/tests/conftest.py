@@ -1,8 +1,10 @@
-"""What the tests of the etw_classic module share: the PerfView traces and the etwc binary.
+"""What the tests of the etw_classic module share: the PerfView traces, the schema files and
+the etwc binary.
 
-The traces are in $ETW_PERFVIEW_DIR, or else in shared/data/perfview beside the repository. A
-missing trace skips the tests that need it, with a message; with ETW_REQUIRE_TRACES=1 it fails
-them instead. The etwc binary the events are compared with is $ETWC, or else the release (then
+The traces are in $ETW_PERFVIEW_DIR, or else in shared/data/perfview beside the repository; the
+schema files (the .NET runtime's ClrEtwAll.man) in $ETW_SCHEMAS_DIR, or else in
+shared/data/schemas. A missing trace or schema file skips the tests that need it, with a
+message; with ETW_REQUIRE_TRACES=1 it fails them instead. The etwc binary the events are compared with is $ETWC, or else the release (then
 the debug) build in the repository's target directory ($CARGO_TARGET_DIR when set).
 """
 
@@ -19,16 +21,28 @@ def perfview_dir():
     return Path(os.environ.get("ETW_PERFVIEW_DIR") or REPO.parent / "shared" / "data" / "perfview")
 
 
-def trace(name):
-    """The path of the PerfView trace `name`; skips (or fails, see above) when it is missing."""
-    path = perfview_dir() / name
+def schemas_dir():
+    return Path(os.environ.get("ETW_SCHEMAS_DIR") or REPO.parent / "shared" / "data" / "schemas")
+
+
+def required(path, what, variable):
+    """`path` when it is a file; skips (or fails, see above) when it is missing."""
     if path.is_file():
         return path
-    problem = (f"cannot find the PerfView trace {path}; set ETW_PERFVIEW_DIR to the folder "
-               f"holding the PerfView test traces")
+    problem = f"cannot find the {what} {path}; set {variable} to the folder holding it"
     if os.environ.get("ETW_REQUIRE_TRACES") == "1":
-        pytest.fail(f"{problem} (ETW_REQUIRE_TRACES=1 requires every trace)")
+        pytest.fail(f"{problem} (ETW_REQUIRE_TRACES=1 requires every trace and schema file)")
     pytest.skip(f"{problem} to run this check")
+
+
+def trace(name):
+    """The path of the PerfView trace `name`; skips (or fails, see above) when it is missing."""
+    return required(perfview_dir() / name, "PerfView trace", "ETW_PERFVIEW_DIR")
+
+
+def schema(name):
+    """The path of the schema file `name`; skips (or fails, see above) when it is missing."""
+    return required(schemas_dir() / name, "schema file", "ETW_SCHEMAS_DIR")
 
 
 def etwc_path():

@@ -1,5 +1,5 @@
 """etw_classic against etwc on the PerfView traces: the same events with the same keys and values
-as `etwc etl --json` (hex there, bytes here), the same counts as `etwc etl --summary --json`, the
+as `etwc etl --json` (hex there, bytes here; names and decoded fields alike), the same counts as `etwc etl --summary --json`, the
 same logfile header, and the same messages for files that are not .etl files or are damaged."""
 
 import importlib.util
@@ -7,6 +7,7 @@ import itertools
 import json
 import resource
 import shutil
+import warnings
 
 import pytest
 
@@ -20,7 +21,8 @@ LARGE = ["net.4.5.2.x64.etl", "net.4.5.2.x86.etl"]
 # 64-bit values up to 2**64 - 1 (a keyword of all ones in buffer 16 or 17, kernel addresses in
 # the stack items of buffer 18 or 19).
 LARGE_BUFFERS = 24
-# The keys whose hex strings in etwc's JSON are bytes in the dicts.
+# The keys whose hex strings in etwc's JSON are bytes in the dicts (not in an event's decoded
+# `fields`, which are as the JSON gives them, whatever their names).
 HEX_KEYS = ("data", "bytes", "padding")
 
 
@@ -35,10 +37,16 @@ def as_bytes(value, key=None):
     return value
 
 
+def as_event(line):
+    """etwc's JSON line parsed as etw_classic gives it: hex as bytes, except in `fields`."""
+    return {name: item if name == "fields" else as_bytes(item, name)
+            for name, item in json.loads(line).items()}
+
+
 def assert_same(ours, line):
     """Our dict equals etwc's JSON line: the same keys in the same order (at every depth), the
     same values, bytes where the line has hex, and ints (never floats) for every number."""
-    theirs = as_bytes(json.loads(line))
+    theirs = as_event(line)
     assert ours == theirs
     same_shape(ours, theirs, [])
 
@@ -98,6 +106,9 @@ def test_every_event_equals_etwc_json(name):
     assert len(events) == len(lines) - 1 > 0
     for event, line in zip(events, lines[1:]):
         assert_same(event, line)
+    # The comparison covers the meaning of the events too: their names and decoded fields.
+    assert all("event_name" in event and "fields" in event for event in events)
+    assert any(event["fields"] for event in events)
 
 
 @pytest.mark.parametrize("name", LARGE)
@@ -310,3 +321,72 @@ def test_context_manager_closes():
 def test_bad_order():
     with pytest.raises(ValueError, match='order: expected "file" or "time", found "size"'):
         etw_classic.open(trace("primitive-types.etl"), order="size")
+
+
+# Where TRACE_LOGFILE_HEADER starts in an .etl file: after the first buffer's 0x48-byte
+# WMI_BUFFER_HEADER and the logfile header event's 0x20-byte SYSTEM_TRACE_HEADER; PerfFreq (i64)
+# and ReservedFlags (u32, the clock type) at 0x100 and 0x110 of its 64-bit layout (LAYOUTS.md).
+LOGFILE_HEADER_AT = 0x48 + 0x20
+PERF_FREQ_AT = LOGFILE_HEADER_AT + 0x100
+RESERVED_FLAGS_AT = LOGFILE_HEADER_AT + 0x110
+NO_CLOCK_TYPE = ("TRACE_LOGFILE_HEADER.ReservedFlags: expected a clock type of 1 (query "
+                 "performance counter), 2 (system time) or 3 (CPU cycle counter), found 0")
+
+
+def without_clock(tmp_path, name="gcevents.etl"):
+    """A copy of a PerfView trace whose clock cannot be read: PerfFreq and ReservedFlags 0."""
+    data = bytearray(trace(name).read_bytes())
+    assert data[0x48 + 2] == 2  # a SYSTEM64 logfile header event: the 64-bit layout
+    assert int.from_bytes(data[PERF_FREQ_AT:PERF_FREQ_AT + 8], "little") == 10_000_000
+    assert int.from_bytes(data[RESERVED_FLAGS_AT:RESERVED_FLAGS_AT + 4], "little") == 1
+    data[PERF_FREQ_AT:PERF_FREQ_AT + 8] = bytes(8)
+    data[RESERVED_FLAGS_AT:RESERVED_FLAGS_AT + 4] = bytes(4)
+    path = tmp_path / name
+    path.write_bytes(bytes(data))
+    return path
+
+
+@pytest.mark.parametrize("order", ["file", "time"])
+def test_without_a_clock_open_warns_once_and_no_event_has_a_time(tmp_path, order):
+    path = without_clock(tmp_path)
+    status, out, err = etwc("etl", path, "--json", "--order", order)
+    assert status == 0
+    [note] = err.splitlines()
+    assert note == f"note: {path}: no event has a time, as the file's clock cannot be read: " \
+                   f"{NO_CLOCK_TYPE}"
+    with pytest.warns(etw_classic.NoTimeWarning) as warned:
+        with etw_classic.open(path, order=order) as reader:
+            events = list(reader)
+    assert [str(warning.message) for warning in warned] == [note[len("note: "):]]
+    assert issubclass(etw_classic.NoTimeWarning, UserWarning)
+    assert reader.clock_error == NO_CLOCK_TYPE
+    lines = out.splitlines()[1:]
+    assert len(events) == len(lines) == 71
+    for event, line in zip(events, lines):
+        assert event["filetime"] is None and event["time"] is None
+        assert_same(event, line)
+
+
+def test_without_a_clock_require_time_raises_the_reason(tmp_path):
+    path = without_clock(tmp_path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # and no warning before
+        with pytest.raises(etw_classic.EtlError) as raised:
+            etw_classic.open(path, require_time=True)
+    assert str(raised.value) == (f"{path}: require_time=True needs each event's time, but the "
+                                 f"file's clock cannot be read: {NO_CLOCK_TYPE}")
+    # etwc refuses a time filter on the same file for the same reason.
+    status, out, err = etwc("etl", path, "--from", "2020-01-01", "--summary")
+    assert (status, out) == (1, "")
+    assert cli_message(err) == (f"{path}: --from compares each event's time, but the file's "
+                                f"clock cannot be read: {NO_CLOCK_TYPE}")
+
+
+def test_with_a_clock_nothing_warns():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with etw_classic.open(trace("gcevents.etl"), require_time=True) as reader:
+            assert reader.clock_error is None
+            events = list(reader)
+    assert len(events) == 71
+    assert all(event["time"] is not None for event in events)

@@ -4,6 +4,7 @@
 
 use core::iter::FusedIterator;
 
+use crate::invariant::usize_from_u32;
 use crate::read::error::{BufferPosition, ReadError, ReadErrorKind};
 use crate::read::trace_buffer::TraceBuffer;
 use crate::wire::codes::CompressionFormat;
@@ -49,6 +50,8 @@ pub struct EtlFile<'a> {
     bytes: &'a [u8],
     /// The logfile header's `BufferSize`, as checked by [`parse`](Self::parse).
     buffer_size: usize,
+    /// The buffers the file must hold, as [`parse`](Self::parse) read them ([`buffers_due`]).
+    buffers_due: Option<u32>,
     /// The first buffer's header.
     pub first_buffer: WmiBufferHeader,
     /// The logfile header event's `SYSTEM_TRACE_HEADER`.
@@ -85,20 +88,18 @@ impl<'a> EtlFile<'a> {
             TraceLogfileHeader::parse_event(event?.bytes)
                 .map_err(|error| at_first(ReadErrorKind::Codec(error)))?;
         let claimed = logfile_header.buffer_size();
-        // A `BufferSize` that does not fit a `usize` (on a 16-bit target) is out of range too.
-        let Some(buffer_size) = usize::try_from(claimed)
-            .ok()
-            .filter(|size| (WmiBufferHeader::LEN..=MAX_BUFFER_SIZE).contains(size))
-        else {
+        let buffer_size = usize_from_u32(claimed);
+        if !(WmiBufferHeader::LEN..=MAX_BUFFER_SIZE).contains(&buffer_size) {
             return Err(at_first(ReadErrorKind::LogfileBufferSizeOutOfRange {
                 buffer_size: claimed,
                 min: WmiBufferHeader::LEN,
                 max: MAX_BUFFER_SIZE,
             }));
-        };
+        }
         Ok(Self {
             bytes,
             buffer_size,
+            buffers_due: buffers_due(&logfile_header),
             first_buffer: first.header,
             system_header,
             logfile_header,
@@ -120,10 +121,51 @@ impl<'a> EtlFile<'a> {
         self.buffer_size
     }
 
-    /// Every buffer of the file, the first one included, in file order.
+    /// Every buffer of the file, the first one included, in file order; a file that ends
+    /// cleanly, at a buffer boundary, before the buffers the logfile header's `BuffersWritten`
+    /// counts ends the walk with [`ReadErrorKind::FileEndsBeforeBuffersWritten`] (see
+    /// [`EtlBuffers`]), as [`EtlReader`](crate::read::EtlReader) does over the same bytes.
+    /// `BuffersWritten` is the one [`parse`](Self::parse) read, as for
+    /// [`buffer_size`](Self::buffer_size).
     pub const fn buffers(&self) -> EtlBuffers<'a> {
-        EtlBuffers::new(self.bytes)
+        EtlBuffers {
+            bytes: self.bytes,
+            next: Some(0),
+            index: 0,
+            buffers_written: self.buffers_due,
+        }
     }
+}
+
+/// `EVENT_TRACE_FILE_MODE_CIRCULAR` (evntrace.h): the session's file is a ring of buffers
+/// (`MaximumFileSize`) that the newest overwrite, so it may hold fewer than `BuffersWritten`.
+const EVENT_TRACE_FILE_MODE_CIRCULAR: u32 = 0x0000_0002;
+
+/// The buffers a file whose logfile header is `header` must hold: its `BuffersWritten`, unless
+/// that is 0 (a session still running, or not stopped cleanly: the count is written when the
+/// session stops) or the file is circular (`LogFileMode` has `EVENT_TRACE_FILE_MODE_CIRCULAR`,
+/// 0x2: its buffers wrap around). Both readers end a file that holds fewer with
+/// [`ReadErrorKind::FileEndsBeforeBuffersWritten`].
+pub(crate) fn buffers_due(header: &TraceLogfileHeader) -> Option<u32> {
+    let written = header.buffers_written();
+    let circular = header.log_file_mode() & EVENT_TRACE_FILE_MODE_CIRCULAR != 0;
+    (written != 0 && !circular).then_some(written)
+}
+
+/// The error of a file that ends cleanly at `position`, after `position.index` buffers, when
+/// `buffers_written` (from [`buffers_due`]) counts more.
+pub(crate) fn ends_before_buffers_written(
+    position: BufferPosition,
+    buffers_written: Option<u32>,
+) -> Option<ReadError> {
+    let buffers_written = buffers_written?;
+    (usize_from_u32(buffers_written) > position.index).then_some(ReadError::new(
+        Some(position),
+        ReadErrorKind::FileEndsBeforeBuffersWritten {
+            buffers: position.index,
+            buffers_written,
+        },
+    ))
 }
 
 /// The buffers of an .etl file, in file order: each one `BufferSize` bytes from its start.
@@ -131,21 +173,33 @@ impl<'a> EtlFile<'a> {
 /// A buffer whose header is cut short, or whose `BufferSize` is smaller than its header or runs
 /// past the end of the file, ends the walk with an error carrying its file offset; the iterator
 /// then returns `None` for ever. Offsets strictly increase.
+///
+/// The walk ends where the file does. For the buffers of an [`EtlFile`]
+/// ([`EtlFile::buffers`]), a file that ends there after fewer buffers than the logfile header's
+/// `BuffersWritten` counts (unless it is 0, or the file is circular: `LogFileMode` has
+/// `EVENT_TRACE_FILE_MODE_CIRCULAR`, 0x2) ends with one more item,
+/// [`ReadErrorKind::FileEndsBeforeBuffersWritten`], naming where the next buffer should have
+/// started: a file cut between two buffers is reported, as
+/// [`EtlReader`](crate::read::EtlReader) reports it. [`EtlBuffers::new`] knows no logfile
+/// header, and ends without it.
 #[derive(Clone, Copy, Debug)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct EtlBuffers<'a> {
     bytes: &'a [u8],
     next: Option<usize>,
     index: usize,
+    /// The buffers the file must hold ([`buffers_due`]), when known.
+    buffers_written: Option<u32>,
 }
 
 impl<'a> EtlBuffers<'a> {
-    /// The buffers of `bytes`, the first one at offset 0.
+    /// The buffers of `bytes`, the first one at offset 0, with no count of the buffers due.
     pub const fn new(bytes: &'a [u8]) -> Self {
         Self {
             bytes,
             next: Some(0),
             index: 0,
+            buffers_written: None,
         }
     }
 }
@@ -160,8 +214,7 @@ fn read_buffer(rest: &[u8], index: usize, file_offset: usize) -> Result<EtlBuffe
             available: rest.len(),
         }));
     };
-    let bytes = usize::try_from(header.buffer_size)
-        .ok()
+    let bytes = Some(usize_from_u32(header.buffer_size))
         .filter(|&size| size >= WmiBufferHeader::LEN)
         .and_then(|size| rest.get(..size))
         .ok_or(at(ReadErrorKind::BufferSizeOutOfRange {
@@ -182,11 +235,19 @@ impl<'a> Iterator for EtlBuffers<'a> {
 
     fn next(&mut self) -> Option<Self::Item> {
         let file_offset = self.next.take()?;
-        // The walk ends where the file does.
-        let rest = self
+        // The walk ends where the file does: cleanly, unless the logfile header counts more
+        // buffers than the file holds.
+        let Some(rest) = self
             .bytes
             .get(file_offset..)
-            .filter(|rest| !rest.is_empty())?;
+            .filter(|rest| !rest.is_empty())
+        else {
+            let position = BufferPosition {
+                index: self.index,
+                file_offset,
+            };
+            return ends_before_buffers_written(position, self.buffers_written).map(Err);
+        };
         let item = read_buffer(rest, self.index, file_offset);
         if let Ok(buffer) = &item {
             #[allow(clippy::arithmetic_side_effects)]
@@ -343,9 +404,8 @@ impl<'a> EtlBuffer<'a> {
             min: WmiBufferHeader::LEN,
             max,
         });
-        let expected = usize::try_from(self.header.offset)
-            .ok()
-            .and_then(|offset| offset.checked_sub(WmiBufferHeader::LEN))
+        let expected = usize_from_u32(self.header.offset)
+            .checked_sub(WmiBufferHeader::LEN)
             .ok_or(out_of_range)?;
         let output = scratch.get_mut(..expected).ok_or(out_of_range)?;
         // `bytes` is a public field: one shorter than a buffer header has no compressed stream.

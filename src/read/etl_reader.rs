@@ -8,9 +8,12 @@ use std::io::{self, BufReader, Read};
 use std::path::Path;
 use std::vec::Vec;
 
+use crate::invariant::usize_from_u32;
 use crate::read::clock::TraceClock;
 use crate::read::error::{BufferPosition, ClockError, ReadError, ReadErrorKind};
-use crate::read::etl::{EtlBuffer, EtlFile, MAX_BUFFER_SIZE};
+use crate::read::etl::{
+    buffers_due, ends_before_buffers_written, EtlBuffer, EtlFile, MAX_BUFFER_SIZE,
+};
 use crate::read::etl_time_order::TIME_ORDER_MEMORY;
 use crate::read::events::{Event, Events};
 use crate::read::trace_buffer::TraceBuffer;
@@ -24,17 +27,21 @@ use crate::wire::utf16::Utf16Str;
 /// at a time, each decompressed (when compressed) into scratch space the reader owns.
 ///
 /// The reader holds one buffer as stored (at most [`MAX_BUFFER_SIZE`] bytes, checked before
-/// the rest of a buffer is read) and, once a compressed buffer comes, one
-/// [`buffer_size`](Self::buffer_size) of scratch space: never the whole file. The buffers are
+/// the rest of a buffer is read, and read in steps that grow with the bytes that come) and,
+/// once a compressed buffer comes, scratch space as long as the longest one decompresses to
+/// (at most [`buffer_size`](Self::buffer_size)): never the whole file. Every allocation the
+/// file sizes is asked for with `try_reserve`, a refusal being
+/// [`EtlReaderError::OutOfMemory`]. The buffers are
 /// the ones [`EtlFile::buffers`] finds in the same bytes, in the same order, with the same
 /// events; the checks are the core's ([`EtlFile::parse`] for the header buffer,
-/// [`EtlBuffer::trace_buffer`] for each buffer), so the errors are too, with two differences:
-/// - a buffer whose `BufferSize` is below 0x48 or above [`MAX_BUFFER_SIZE`] is
-///   [`ReadErrorKind::BufferSizeBeyondLimits`], found from its header alone (the reader does
-///   not know how many bytes the file has left, and allocates nothing for such a claim);
-/// - a file that ends cleanly after fewer buffers than the logfile header's `BuffersWritten`
-///   ends with [`ReadErrorKind::FileEndsBeforeBuffersWritten`] (see
-///   [`read_stored_buffer`](Self::read_stored_buffer)).
+/// [`EtlBuffer::trace_buffer`] for each buffer), so the errors are too: a file cut short ends
+/// with the same error from both, naming the same buffer and file offset (within a buffer, the
+/// buffer's header or its `BufferSize` cut short; between two buffers, when the logfile header's
+/// `BuffersWritten` counts more, [`ReadErrorKind::FileEndsBeforeBuffersWritten`]: see
+/// [`read_stored_buffer`](Self::read_stored_buffer)). One difference remains: a buffer whose
+/// `BufferSize` is below 0x48 or above [`MAX_BUFFER_SIZE`] is
+/// [`ReadErrorKind::BufferSizeBeyondLimits`], found from its header alone (the reader does not
+/// know how many bytes the file has left, and allocates nothing for such a claim).
 ///
 /// A file whose first buffer is not an .etl header buffer (any other file, `/dev/zero`) is
 /// [`EtlReaderError::NotAnEtl`], naming its first bytes, as soon as that buffer's header is
@@ -421,16 +428,8 @@ impl<R: Read> EtlReader<R> {
     /// At the end of the file, after `self.next.index` buffers: the error when the logfile
     /// header counts more. Not for a circular file, whose buffers wrap around.
     fn check_buffers_written(&self) -> Option<EtlReaderError> {
-        let buffers_written = self.logfile_header.buffers_written();
-        let circular = self.logfile_header.log_file_mode() & EVENT_TRACE_FILE_MODE_CIRCULAR != 0;
-        let fewer = usize::try_from(buffers_written).is_ok_and(|written| written > self.next.index);
-        (fewer && !circular).then(|| {
-            let kind = ReadErrorKind::FileEndsBeforeBuffersWritten {
-                buffers: self.next.index,
-                buffers_written,
-            };
-            EtlReaderError::Read(ReadError::new(Some(self.next), kind))
-        })
+        ends_before_buffers_written(self.next, buffers_due(&self.logfile_header))
+            .map(EtlReaderError::Read)
     }
 
     /// Reads [the next buffer](Self::read_stored_buffer) and makes its events ready to walk
@@ -508,10 +507,6 @@ impl<R: Read> EtlReader<R> {
         Ok(())
     }
 }
-
-/// `EVENT_TRACE_FILE_MODE_CIRCULAR` (evntrace.h): the session's file is a ring of buffers
-/// (`MaximumFileSize`) that the newest overwrite, so it may hold fewer than `BuffersWritten`.
-const EVENT_TRACE_FILE_MODE_CIRCULAR: u32 = 0x0000_0002;
 
 /// Makes `scratch` long enough to decode `stored` ([`StoredBuffer::decode`]) with the file's
 /// `buffer_size`: nothing for an uncompressed buffer; for a compressed one, the length its
@@ -630,8 +625,7 @@ pub(crate) fn read_stored<R: Read>(
         }));
     };
     let header = WmiBufferHeader::from_bytes(header);
-    let Some(rest) = usize::try_from(header.buffer_size)
-        .ok()
+    let Some(rest) = Some(usize_from_u32(header.buffer_size))
         .filter(|size| (WmiBufferHeader::LEN..=MAX_BUFFER_SIZE).contains(size))
         .and_then(|size| size.checked_sub(WmiBufferHeader::LEN))
     else {

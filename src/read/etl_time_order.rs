@@ -40,8 +40,8 @@ use crate::wire::file::wmi_buffer_header::BufferFlags;
 ///
 /// The walk holds one buffer's events per processor. The real traces this crate is tested with
 /// need at most 8 processors' buffers of 64 KiB (0.5 MiB); 256 MiB is one 64 KiB buffer for
-/// each of 4096 processors (Windows counts at most 2048: `ETW_PROCESSOR_INDEX_MASK` 0x07FF,
-/// ntwmi.h), or 64 processors' buffers of 4 MiB, while a crafted file whose header claims 2048
+/// each of 4096 processors (ntwmi.h's `ETW_PROCESSOR_INDEX_MASK`, 0x07FF, leaves room for 2048
+/// processor indices), or 64 processors' buffers of 4 MiB, while a crafted file whose header claims 2048
 /// processors of 16 MiB buffers ([`MAX_BUFFER_SIZE`](crate::read::MAX_BUFFER_SIZE)) would
 /// otherwise ask for 32 GiB.
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
@@ -364,19 +364,18 @@ impl<R: Read + Seek> EtlReader<R> {
         listed.sort_unstable_by_key(Listed::order);
 
         // One chain per processor: a run of the sorted listing.
-        let runs = listed
-            .chunk_by(|a, b| a.processor == b.processor)
-            .map(<[Listed]>::len);
+        let same_processor = |a: &Listed, b: &Listed| a.processor == b.processor;
+        let processors = listed.chunk_by(same_processor).count();
         let mut chains: Vec<Chain> = Vec::new();
-        if chains.try_reserve_exact(runs.clone().count()).is_err() {
+        if chains.try_reserve_exact(processors).is_err() {
             visit(Err(EtlReaderError::OutOfMemory {
                 buffer: None,
-                bytes: runs.count().saturating_mul(core::mem::size_of::<Chain>()),
+                bytes: processors.saturating_mul(core::mem::size_of::<Chain>()),
             }))?;
             return Ok(buffers);
         }
         let mut start = 0usize;
-        for len in runs {
+        for len in listed.chunk_by(same_processor).map(<[Listed]>::len) {
             let end = start.saturating_add(len);
             chains.push(Chain::new(start, end));
             start = end;

@@ -46,6 +46,7 @@
 //!
 //! [MS-XCA]: https://learn.microsoft.com/en-us/openspecs/windows_protocols/ms-xca/
 
+use crate::invariant::not_reached;
 use crate::read::error::Lznt1Error;
 use crate::read::plain_lz77::copy_match;
 
@@ -275,6 +276,7 @@ fn decode_chunk(
             // `1 <= distance <= position <= written` and `length <= output.len() - written`, as
             // `copy_match` needs; `None` cannot happen then.
             let Some(end) = copy_match(output, distance, written, length) else {
+                not_reached();
                 return Err(Lznt1Error::OutputTooSmall {
                     offset,
                     needed: length,

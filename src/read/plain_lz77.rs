@@ -267,11 +267,18 @@ fn decode_exactly(input: &[u8], output: &mut [u8], cursor: Cursor<'_>) -> Result
         #[allow(clippy::arithmetic_side_effects)]
         let available = output.len() - written;
         let end = match usize::try_from(length) {
-            Ok(length) if length <= available => copy_match(output, distance, written, length),
+            Ok(length) if length <= available => {
+                let end = copy_match(output, distance, written, length);
+                // `None` from `copy_match` would mean the output has no room for the match,
+                // which the guard has ruled out.
+                debug_assert!(
+                    end.is_some(),
+                    "broken invariant: a match that fits not copied"
+                );
+                end
+            }
             _ => None,
         };
-        // `None` from `copy_match` too would mean the output has no room for the match, which
-        // the check above has ruled out.
         let Some(end) = end else {
             return Err(Lz77Error::OutputTooSmall {
                 offset: offset_in(input, at_token),
@@ -407,6 +414,14 @@ pub(crate) fn copy_match(
     written: usize,
     length: usize,
 ) -> Option<usize> {
+    debug_assert!(
+        1 <= distance && distance <= written && written <= output.len(),
+        "broken invariant: a match at distance {distance} after {written} bytes written"
+    );
+    debug_assert!(
+        length <= output.len().saturating_sub(written),
+        "broken invariant: a match of {length} bytes past the output's end"
+    );
     // At most `output.len()`, as the caller checked.
     let end = written + length;
     let mut at = written;

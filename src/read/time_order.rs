@@ -197,10 +197,17 @@ fn earlier<Id: Ord, I>(a: &MergeCursor<'_, Id, I>, b: &MergeCursor<'_, Id, I>) -
     (a.key, &a.id) < (b.key, &b.id)
 }
 
-/// Swaps the items at `low` and `high` (`low <= high`) of `items`; does nothing when either is
-/// out of range. (`slice::swap` would do the same for indices in range, but may keep a panic
-/// path where the optimiser cannot see that they are.)
+/// Swaps the items at `low` and `high` (`low <= high < items.len()`, which every caller
+/// knows) of `items`; nothing to do when they are the same. (`slice::swap` would do the same,
+/// but may keep a panic path where the optimiser cannot see that the indices are in range.)
+/// Indices out of range are a broken invariant: a debug build panics, a release build swaps
+/// nothing.
 fn swap<T>(items: &mut [T], low: usize, high: usize) {
+    debug_assert!(
+        low <= high && high < items.len(),
+        "broken invariant: swap of {low} and {high} in {} items",
+        items.len()
+    );
     if let Some((before, from_high)) = items.split_at_mut_checked(high) {
         if let (Some(low), Some(high)) = (before.get_mut(low), from_high.first_mut()) {
             core::mem::swap(low, high);
@@ -442,6 +449,24 @@ mod tests {
         );
         assert_eq!(merge.next().map(|(id, _)| id), None);
         assert_eq!(merge.live_cursors(), 0);
+    }
+
+    #[test]
+    fn swap_exchanges_two_items_and_leaves_one_alone() {
+        let mut items = [1, 2, 3];
+        swap(&mut items, 0, 2);
+        assert_eq!(items, [3, 2, 1]);
+        swap(&mut items, 1, 1);
+        assert_eq!(items, [3, 2, 1]);
+    }
+
+    #[test]
+    #[cfg_attr(debug_assertions, should_panic(expected = "broken invariant"))]
+    fn a_swap_out_of_range_is_a_broken_invariant() {
+        // Release builds swap nothing; debug builds (the tests, the fuzz targets) stop here.
+        let mut items = [1, 2, 3];
+        swap(&mut items, 1, 3);
+        assert_eq!(items, [1, 2, 3]);
     }
 
     #[test]

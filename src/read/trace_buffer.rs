@@ -3,6 +3,7 @@
 
 use core::iter::FusedIterator;
 
+use crate::invariant::usize_from_u32;
 use crate::read::error::{BufferPosition, ReadError, ReadErrorKind};
 use crate::read::events::{Event, EventKind, Events};
 use crate::wire::file::wmi_buffer_header::WmiBufferHeader;
@@ -59,8 +60,9 @@ impl<'a> TraceBuffer<'a> {
             min: WmiBufferHeader::LEN,
             max: buffer.len(),
         };
-        let end = usize::try_from(header.offset).map_err(|_| out_of_range)?;
-        let events = buffer.get(WmiBufferHeader::LEN..end).ok_or(out_of_range)?;
+        let events = buffer
+            .get(WmiBufferHeader::LEN..usize_from_u32(header.offset))
+            .ok_or(out_of_range)?;
         Ok(Self {
             header,
             events,

@@ -67,6 +67,7 @@
 //!
 //! [MS-XCA]: https://learn.microsoft.com/en-us/openspecs/windows_protocols/ms-xca/
 
+use crate::invariant::{known, not_reached, usize_from_u32};
 use crate::read::error::XpressHuffmanError;
 use crate::read::plain_lz77::copy_match;
 
@@ -126,7 +127,10 @@ impl Decoder {
         let mut count = [0u16; 16];
         for &byte in table {
             for length in [byte & 0x0F, byte >> 4] {
-                if let Some(count) = count.get_mut(usize::from(length)) {
+                // A 4-bit length indexes the 16 counts.
+                let slot = count.get_mut(usize::from(length));
+                debug_assert!(slot.is_some(), "a code length above 15");
+                if let Some(count) = slot {
                     *count += 1;
                 }
             }
@@ -138,8 +142,10 @@ impl Decoder {
         let mut start = [0u32; 17];
         let mut symbols_before: u16 = 0;
         for length in 1..=MAX_CODE_BITS {
-            let index = usize::try_from(length).unwrap_or(0);
-            let symbols = count.get(index).copied().unwrap_or(0);
+            // 1 to 15: an index of the 16 counts, the 16 `next` and the 17 `start`.
+            let index = usize_from_u32(length);
+            let symbols = known(count.get(index).copied(), 0);
+            debug_assert!(index < next.len() && index < start.len());
             if let Some(next) = next.get_mut(index) {
                 *next = symbols_before;
             }
@@ -158,10 +164,15 @@ impl Decoder {
                 if length == 0 {
                     continue;
                 }
+                // A 4-bit length indexes the 16 `next`; each of the at most 512 symbols takes
+                // its own slot of `sorted`, from where the symbols of its length start.
                 let Some(next) = next.get_mut(usize::from(length)) else {
+                    not_reached();
                     continue;
                 };
-                if let Some(slot) = self.sorted.get_mut(usize::from(*next)) {
+                let slot = self.sorted.get_mut(usize::from(*next));
+                debug_assert!(slot.is_some(), "more symbols than `sorted` holds");
+                if let Some(slot) = slot {
                     *slot = symbol;
                 }
                 // At most the 512 symbols.
@@ -173,15 +184,11 @@ impl Decoder {
         let mut entry: usize = 0;
         let mut index: usize = 0;
         for length in 1..=PRIMARY_BITS {
-            let symbols = usize::from(
-                count
-                    .get(usize::try_from(length).unwrap_or(0))
-                    .copied()
-                    .unwrap_or(0),
-            );
+            // 1 to 11: an index of the 16 counts, and a `u16`.
+            let symbols = usize::from(known(count.get(usize_from_u32(length)).copied(), 0));
             let span = 1usize << (PRIMARY_BITS - length);
             // The length in bits 12 to 15.
-            let tag = u16::try_from(length).unwrap_or(0) << 12;
+            let tag = known(u16::try_from(length).ok(), 0) << 12;
             for &symbol in self.sorted.iter().skip(index).take(symbols) {
                 for slot in self.primary.iter_mut().skip(entry).take(span) {
                     *slot = symbol | tag;
@@ -195,15 +202,18 @@ impl Decoder {
         for slot in self.primary.iter_mut().skip(entry) {
             *slot = 0;
         }
+        // The four lengths 12 to 15: slots 0 to 3 of the 5 `long_start` and 4 `long_first`,
+        // indexes 12 to 15 of `start`, `next` and `count`.
         for (slot, length) in (12..=MAX_CODE_BITS).enumerate() {
-            let index = usize::try_from(length).unwrap_or(0);
+            let index = usize_from_u32(length);
+            debug_assert!(slot < self.long_start.len() && slot < self.long_first.len());
             if let Some(long) = self.long_start.get_mut(slot) {
-                *long = start.get(index).copied().unwrap_or(CODE_SPACE);
+                *long = known(start.get(index).copied(), CODE_SPACE);
             }
             if let Some(first) = self.long_first.get_mut(slot) {
                 // Where the symbols of this length start: `next` now holds where they end.
-                let end = next.get(index).copied().unwrap_or(0);
-                *first = end - count.get(index).copied().unwrap_or(0);
+                let end = known(next.get(index).copied(), 0);
+                *first = end - known(count.get(index).copied(), 0);
             }
         }
         if let Some(end) = self.long_start.last_mut() {
@@ -215,12 +225,9 @@ impl Decoder {
     /// The symbol whose code starts the 15 bits of `window`, and the code's length.
     #[inline(always)]
     fn decode(&self, window: u32) -> (u16, u32) {
+        // `window` has 15 bits: its top 11 index the `2^11` entries.
         let primary = window >> (MAX_CODE_BITS - PRIMARY_BITS);
-        let entry = usize::try_from(primary)
-            .ok()
-            .and_then(|index| self.primary.get(index))
-            .copied()
-            .unwrap_or(0);
+        let entry = known(self.primary.get(usize_from_u32(primary)).copied(), 0);
         if entry != 0 {
             return (entry & 0x1FF, u32::from(entry >> 12));
         }
@@ -235,20 +242,22 @@ impl Decoder {
             .zip(self.long_start.windows(2))
             .zip(&self.long_first)
         {
+            // `windows(2)` gives pairs.
             let [start, end] = [
-                pair.first().copied().unwrap_or(0),
-                pair.get(1).copied().unwrap_or(0),
+                known(pair.first().copied(), 0),
+                known(pair.get(1).copied(), 0),
             ];
             if (start..end).contains(&window) {
                 // `window >= start`; the quotient is below the count of this length's symbols.
                 #[allow(clippy::arithmetic_side_effects)]
                 let index = usize::from(first)
-                    + usize::try_from((window - start) >> (MAX_CODE_BITS - length)).unwrap_or(0);
-                let symbol = self.sorted.get(index).copied().unwrap_or(0);
+                    + usize_from_u32((window - start) >> (MAX_CODE_BITS - length));
+                let symbol = known(self.sorted.get(index).copied(), 0);
                 return (symbol, length);
             }
         }
         // Not reached: the lengths fill the code space, and the short codes its start.
+        not_reached();
         (0, MAX_CODE_BITS)
     }
 }
@@ -316,7 +325,8 @@ impl Bits {
 
     /// The `N` bytes at the position, which moves past them: a long match's length bytes.
     fn take<const N: usize>(&mut self, input: &[u8]) -> Result<[u8; N], XpressHuffmanError> {
-        let rest = input.get(self.position..).unwrap_or(&[]);
+        // The position never passes the end of the input: it moves past bytes that were there.
+        let rest = known(input.get(self.position..), &[]);
         let Some(bytes) = rest.first_chunk::<N>() else {
             return Err(XpressHuffmanError::LengthTruncated {
                 offset: self.position,
@@ -335,7 +345,8 @@ impl Bits {
 
 /// The little-endian 16-bit word at `position`.
 fn word_at(input: &[u8], position: usize) -> Result<u16, XpressHuffmanError> {
-    let rest = input.get(position..).unwrap_or(&[]);
+    // Every position given is at most the input's length: just past bytes that were there.
+    let rest = known(input.get(position..), &[]);
     match rest.first_chunk::<2>() {
         Some(word) => Ok(u16::from_le_bytes(*word)),
         None => Err(XpressHuffmanError::BitsTruncated {
@@ -390,7 +401,8 @@ pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize, XpressHuffma
     // is written only where `output` holds it.
     let mut written: usize = 0;
     loop {
-        let rest = input.get(position..).unwrap_or(&[]);
+        // At most the input's length: where the bit stream stopped, inside the input.
+        let rest = known(input.get(position..), &[]);
         let Some(table) = rest.first_chunk::<TABLE_SIZE>() else {
             if rest.is_empty() || written == output.len() {
                 return Ok(written);
@@ -423,7 +435,7 @@ pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize, XpressHuffma
                     });
                 };
                 // A literal: the symbol is below 256.
-                *target = u8::try_from(symbol).unwrap_or(0);
+                *target = known(u8::try_from(symbol).ok(), 0);
                 // `output` held a byte at `written`.
                 #[allow(clippy::arithmetic_side_effects)]
                 {
@@ -444,8 +456,7 @@ pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize, XpressHuffma
                 u64::from(length_code) + MIN_MATCH
             };
             // 1 to 65535.
-            let distance = usize::try_from((1u32 << distance_bits) | bits.peek(distance_bits))
-                .unwrap_or(usize::MAX);
+            let distance = usize_from_u32((1u32 << distance_bits) | bits.peek(distance_bits));
             bits.consume(input, distance_bits)?;
             if distance > written {
                 return Err(XpressHuffmanError::DistanceBeforeStart {
@@ -458,7 +469,16 @@ pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize, XpressHuffma
             #[allow(clippy::arithmetic_side_effects)]
             let available = output.len() - written;
             let end = match usize::try_from(length) {
-                Ok(length) if length <= available => copy_match(output, distance, written, length),
+                Ok(length) if length <= available => {
+                    let end = copy_match(output, distance, written, length);
+                    // `1 <= distance <= written` and `length <= available`, as `copy_match`
+                    // needs: `None` would be a broken invariant.
+                    debug_assert!(
+                        end.is_some(),
+                        "broken invariant: a match that fits not copied"
+                    );
+                    end
+                }
                 _ => None,
             };
             let Some(end) = end else {
@@ -538,6 +558,15 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(debug_assertions, should_panic(expected = "broken invariant"))]
+    fn a_window_outside_every_long_code_is_a_broken_invariant() {
+        // A decoder whose table was never built: no range of long codes holds any window, the
+        // arm `build` rules out for every table it accepts. Release builds give symbol 0.
+        let decoder = Decoder::new();
+        assert_eq!(decoder.decode_long(0x7FFF), (0, MAX_CODE_BITS));
+    }
+
+    #[test]
     fn the_section_3_2_examples_decode() {
         let mut output = [0x5A; 400];
         assert_eq!(decompress(&alphabet(), &mut output), Ok(26));
@@ -603,6 +632,29 @@ mod tests {
                 filled: 1 << 14
             })
         );
+    }
+
+    #[test]
+    fn a_complete_code_of_two_odd_symbols_decodes_and_a_changed_length_is_refused() {
+        // The property test's case `seed = 2716458960641060714, leaves = 2`: symbols 453 and 27
+        // of length 1, both odd, so every low half of the table is 0.
+        let table = random_complete_table(2716458960641060714, 2);
+        assert_eq!(table, self::table(&[(27, 1), (453, 1)]));
+        assert!(table.iter().all(|&byte| byte & 0x0F == 0));
+        let mut decoder = Decoder::new();
+        assert_eq!(decoder.build(&table), Ok(()));
+        // Section 2.2.4: codes in order of length, then of symbol, each of length 1 taking
+        // 2^14 entries: 27 the first half, 453 the second.
+        for window in [0, 0x3FFF] {
+            assert_eq!(decoder.decode(window), (27, 1), "window {window:#x}");
+        }
+        for window in [0x4000, 0x7FFF] {
+            assert_eq!(decoder.decode(window), (453, 1), "window {window:#x}");
+        }
+        // Symbol 27's length made 2 (the high half of byte 13): 2^13 + 2^14 entries.
+        let mut broken = table;
+        broken[13] = 0x20;
+        assert_eq!(decoder.build(&broken), Err(0x6000));
     }
 
     #[test]
@@ -735,10 +787,20 @@ mod tests {
             for (window, expected) in reference.iter().enumerate() {
                 proptest::prop_assert_eq!(decoder.decode(window as u32), *expected);
             }
-            // One length changed: the code no longer fills the space.
+            // One length changed: the code no longer fills the space. The first used symbol's,
+            // in the low or the high half of its byte (two used symbols may both be odd).
             let mut broken = table;
-            let at = broken.iter().position(|&byte| byte & 0x0F != 0).unwrap();
-            broken[at] = (broken[at] & 0xF0) | ((broken[at] & 0x0F) % 15 + 1);
+            let (at, shift) = broken
+                .iter()
+                .enumerate()
+                .find_map(|(at, &byte)| match (byte & 0x0F, byte >> 4) {
+                    (0, 0) => None,
+                    (0, _) => Some((at, 4)),
+                    _ => Some((at, 0)),
+                })
+                .unwrap();
+            let length = (broken[at] >> shift) & 0x0F;
+            broken[at] = (broken[at] & !(0x0F << shift)) | ((length % 15 + 1) << shift);
             if broken[at] != table[at] {
                 proptest::prop_assert!(decoder.build(&broken).is_err());
             }

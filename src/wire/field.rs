@@ -13,6 +13,7 @@
 //! [`pointer_width_pair!`] writes a struct with a 32-bit and a 64-bit layout from one list of its
 //! members: both structs, their offset tables and codecs, and the enum that holds either.
 
+use crate::invariant::known;
 use crate::wire::codes::{HeaderType, MarkerFlags};
 use crate::wire::error::CodecError;
 use crate::wire::guid::Guid;
@@ -410,7 +411,8 @@ pub(crate) fn split_event(
                 size,
                 available: input.len(),
             })?;
-    let data = event.get(layout.byte_len()..).unwrap_or_default();
+    // The caller checked that the header fits in `size`.
+    let data = known(event.get(layout.byte_len()..), &[]);
     Ok((data, rest))
 }
 

@@ -1,5 +1,6 @@
 //! `GUID` in the Windows mixed-endian layout, with `no_std` text formatting and parsing.
 
+use crate::invariant::known;
 use crate::wire::error::{GuidParseError, GuidTextExpectation};
 
 /// A Windows `GUID`: `Data1` (u32), `Data2` (u16), `Data3` (u16) little-endian, then `Data4`'s
@@ -112,7 +113,8 @@ impl Guid {
                 value = value.wrapping_shl(4) | u128::from(digit);
             }
         }
-        let rest = body.get(TEXT_LEN..).unwrap_or_default();
+        // Every one of the first `TEXT_LEN` bytes was read above.
+        let rest = known(body.get(TEXT_LEN..), &[]);
         match (braced, rest) {
             (false, []) | (true, [b'}']) => {}
             (false, [extra, ..]) => {

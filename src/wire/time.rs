@@ -2,6 +2,8 @@
 
 use core::time::Duration;
 
+use crate::invariant::known;
+
 /// 100-nanosecond intervals in one second, the FILETIME unit.
 const FILETIME_PER_SECOND: i64 = 10_000_000;
 
@@ -46,9 +48,7 @@ pub fn filetime_to_unix(filetime: i64) -> UnixTime {
         // |whole_seconds| <= 2^63 / 10^7, so subtracting 1.2e10 cannot overflow.
         seconds: whole_seconds.saturating_sub(EPOCH_DIFFERENCE_SECONDS),
         // intervals < 10^7, so intervals * 100 < 10^9 fits a u32.
-        nanos: u32::try_from(intervals)
-            .unwrap_or_default()
-            .saturating_mul(NANOS_PER_FILETIME),
+        nanos: known(u32::try_from(intervals).ok(), 0).saturating_mul(NANOS_PER_FILETIME),
     }
 }
 
@@ -183,16 +183,16 @@ impl UtcDateTime {
             )
         };
         // The ranges above: -27627..=30828, 1..=12, 1..=31, 0..86_400, 0..10^7.
-        let small = |value: i64| u8::try_from(value).unwrap_or_default();
-        let seconds = u32::try_from(seconds).unwrap_or_default();
+        let small = |value: i64| known(u8::try_from(value).ok(), 0);
+        let seconds = known(u32::try_from(seconds).ok(), 0);
         Self {
-            year: i32::try_from(year).unwrap_or_default(),
+            year: known(i32::try_from(year).ok(), 0),
             month: small(month),
             day: small(day),
             hour: small(i64::from(seconds / 3600)),
             minute: small(i64::from(seconds / 60 % 60)),
             second: small(i64::from(seconds % 60)),
-            intervals: u32::try_from(intervals).unwrap_or_default(),
+            intervals: known(u32::try_from(intervals).ok(), 0),
         }
     }
 
@@ -303,8 +303,9 @@ pub fn cpu_time(ticks: u32, timer_resolution_100ns: u32) -> Duration {
     // (2^32 - 1)^2 < 2^64: the product never saturates.
     let intervals = u64::from(ticks).saturating_mul(u64::from(timer_resolution_100ns));
     let per_second = FILETIME_PER_SECOND.unsigned_abs();
-    let seconds = intervals.checked_div(per_second).unwrap_or_default();
-    let rest = intervals.checked_rem(per_second).unwrap_or_default();
+    // `per_second` is 10^7, not 0.
+    let seconds = known(intervals.checked_div(per_second), 0);
+    let rest = known(intervals.checked_rem(per_second), 0);
     Duration::from_secs(seconds).saturating_add(Duration::from_nanos(rest.saturating_mul(100)))
 }
 

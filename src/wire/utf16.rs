@@ -3,6 +3,8 @@
 
 use core::iter::FusedIterator;
 
+use crate::invariant::known;
+
 /// A run of UTF-16 code units borrowed from a trace, without its terminating NUL.
 ///
 /// It borrows either little-endian bytes (text in an event's data) or decoded `u16`s (a name
@@ -41,7 +43,8 @@ impl<'a> Utf16Str<'a> {
     pub fn from_le_bytes(bytes: &'a [u8]) -> Self {
         let even = bytes.len() & !1;
         Self {
-            source: Source::Bytes(bytes.get(..even).unwrap_or_default()),
+            // At most the length.
+            source: Source::Bytes(known(bytes.get(..even), &[])),
         }
     }
 
@@ -58,7 +61,8 @@ impl<'a> Utf16Str<'a> {
             .iter()
             .position(|unit| *unit == 0)
             .unwrap_or(units.len());
-        Self::from_units(units.get(..end).unwrap_or(units))
+        // A position in `units`, or their length.
+        Self::from_units(known(units.get(..end), units))
     }
 
     /// Splits a NUL-terminated little-endian UTF-16 string off the front of `bytes`: the text
@@ -72,7 +76,8 @@ impl<'a> Utf16Str<'a> {
         match nul.and_then(|end| bytes.split_at_checked(end)) {
             Some((text, after)) => (
                 Self::from_le_bytes(text),
-                Some(after.get(2..).unwrap_or_default()),
+                // `after` starts with the two bytes of the NUL.
+                Some(known(after.get(2..), &[])),
             ),
             None => (Self::from_le_bytes(bytes), None),
         }

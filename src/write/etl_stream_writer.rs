@@ -5,6 +5,7 @@ use std::fmt;
 use std::io::{self, Seek, SeekFrom, Write};
 use std::vec::Vec;
 
+use crate::invariant::usize_from_u32;
 use crate::wire::error::CodecError;
 use crate::wire::file::trace_logfile_header::ClockType;
 use crate::wire::file::wmi_buffer_header::WmiBufferHeader;
@@ -91,7 +92,7 @@ impl<'a, W: Write + Seek> EtlWriter<'a, W> {
     /// set aside `BufferSize` bytes of memory.
     pub fn new(mut out: W, header: EtlHeader<'a>) -> Result<Self, EtlWriterError> {
         let start = out.stream_position()?;
-        let length = usize::try_from(header.buffer_size).unwrap_or(usize::MAX);
+        let length = usize_from_u32(header.buffer_size);
         let mut first = Vec::new();
         first
             .try_reserve_exact(length)

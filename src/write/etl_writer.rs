@@ -2,6 +2,7 @@
 //! session knows; the data buffers are the session's sealed buffers, written after it as they
 //! are.
 
+use crate::invariant::usize_from_u32;
 use crate::wire::codes::{HeaderType, MarkerFlags};
 use crate::wire::error::CodecError;
 use crate::wire::file::time_zone_information::TimeZoneInformation;
@@ -155,7 +156,7 @@ impl<'a> EtlHeader<'a> {
     /// [`CodecError::OutputTooSmall`] when `out` is shorter than `buffer_size`, or when the event
     /// does not fit `buffer_size` or the 64 KiB a `Size` can hold (long names); nothing is
     /// written then. Its `needed` is capped at `usize::MAX` for names too long for a `usize` to
-    /// count their bytes, or a `buffer_size` past `usize` (on a 16-bit target).
+    /// count their bytes.
     pub fn write_first_buffer(&self, out: &mut [u8]) -> Result<usize, CodecError> {
         let (layout, struct_len) = match self.bitness {
             Bitness::Bits32 => (TraceLogfileHeader32::LAYOUT, TraceLogfileHeader32::LEN),
@@ -167,8 +168,7 @@ impl<'a> EtlHeader<'a> {
         let event_len = SystemTraceHeader::LEN
             .saturating_add(struct_len)
             .saturating_add(names_len);
-        // A `BufferSize` past `usize` is larger than any `out`, as `usize::MAX` is.
-        let buffer_len = usize::try_from(self.buffer_size).unwrap_or(usize::MAX);
+        let buffer_len = usize_from_u32(self.buffer_size);
         // The room after the buffer header (none in a buffer shorter than it), up to what a
         // `Size` can say.
         let room = buffer_len

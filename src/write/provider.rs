@@ -2,6 +2,7 @@
 //! instance ids (`CreateTraceInstanceId`), and the checks and header building of
 //! `TraceEventInstance` and `TraceEvent`, writing into a [`Session`]'s buffers.
 
+use crate::invariant::{known, not_reached};
 use crate::wire::class::Class;
 use crate::wire::codes::{HeaderType, MarkerFlags, WnodeFlags};
 use crate::wire::guid::Guid;
@@ -214,7 +215,10 @@ impl<const CLASSES: usize> Provider<CLASSES> {
         registration.last_instance_id = instance_id;
         // Handles count up from 1 and the table holds at most `CLASSES` entries, so a handle
         // always fits a 32-bit `HANDLE`; the error arm is unreachable but costs nothing.
-        EventInstanceInfo::new(self.bitness, reg_handle, instance_id).map_err(|_| unknown)
+        EventInstanceInfo::new(self.bitness, reg_handle, instance_id).map_err(|_| {
+            not_reached();
+            unknown
+        })
     }
 
     /// Writes an instance event to `session`, as `TraceEventInstance` does.
@@ -428,14 +432,15 @@ impl<const CLASSES: usize> Provider<CLASSES> {
         check_traced_guid(flags)?;
         data.check(EventTraceHeader::LEN, header.size, flags)?;
         // The event's size in the buffer (`Some`: the data passed its check).
-        let total = data
-            .event_len(
+        let total = known(
+            data.event_len(
                 EventTraceHeader::LEN,
                 EventTraceHeader::LEN,
                 header.size,
                 flags,
-            )
-            .unwrap_or(usize::MAX);
+            ),
+            usize::MAX,
+        );
         let guid = if flags.contains(WnodeFlags::USE_GUID_PTR) {
             let guid_ptr = header.guid.guid_ptr();
             GuidOrPtr::from_guid(
@@ -522,15 +527,27 @@ impl<const CLASSES: usize> Provider<CLASSES> {
         }) {
             return error;
         }
-        session.write_error(
-            data.event_len(
-                EventInstanceHeader::LEN,
-                EventInstanceGuidHeader::LEN,
-                header.size,
-                flags,
-            )
-            .unwrap_or(usize::MAX),
-        )
+        // Checks 2 to 4 pass, here as in `write_instance_event`, which writes them apart for
+        // speed: that it refused the event is the session's doing (too large, or lost). Were
+        // the two versions of the checks to disagree, the event would be reported lost and not
+        // counted; debug builds stop here instead (and `tests/session_laws.rs` checks every
+        // refusal's reason against the rules).
+        let total = data.event_len(
+            EventInstanceHeader::LEN,
+            EventInstanceGuidHeader::LEN,
+            header.size,
+            flags,
+        );
+        debug_assert!(
+            total.is_some()
+                && self.checked_guid(instance, header.reg_handle).is_some()
+                && parent.is_none_or(|parent| {
+                    self.checked_guid(parent, header.parent_reg_handle)
+                        .is_some()
+                }),
+            "broken invariant: the checks of the write and of its error disagree"
+        );
+        session.write_error(known(total, usize::MAX))
     }
 
     /// The error of an `EVENT_INSTANCE_INFO` argument that fails a check, the first of: a

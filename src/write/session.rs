@@ -1,6 +1,7 @@
 //! A trace session's fixed pool of trace buffers: events appended 8-byte aligned, full buffers
 //! handed to the caller and taken back for reuse, lost and overwritten events counted.
 
+use crate::invariant::not_reached;
 use crate::wire::codes::Level;
 use crate::wire::field::Writer;
 use crate::wire::file::wmi_buffer_header::{
@@ -394,8 +395,7 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> Session<BUFFER_SIZE, B
         };
         let padded = padded_len(size);
         // The fast path: the current buffer has room. (`used` is at most `BUFFER_SIZE` and
-        // `padded` below 0x10008, so the sum fits a `usize` of 32 bits or more; it saturates
-        // on a 16-bit one, where it is past the buffer's end too.)
+        // `padded` below 0x10008, so the sum fits a `usize`, which has at least 32 bits.)
         let end = self.used.saturating_add(padded);
         let (offset, end, time) = if self.used != 0 && end <= BUFFER_SIZE {
             (self.used, end, timestamp(context))
@@ -421,6 +421,7 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> Session<BUFFER_SIZE, B
             .get_mut(self.current)
             .and_then(|buffer| buffer.get_mut(offset..end))
         else {
+            not_reached();
             self.lose_event();
             return None;
         };
@@ -429,7 +430,10 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> Session<BUFFER_SIZE, B
         if let Some(last) = event.last_chunk_mut::<8>() {
             *last = [0; 8];
         }
+        // `padded` is at least the header, and holds the data after it (the provider checked
+        // `total`, the header and the data, before): these arms are not reached either.
         let Some((header_out, rest)) = event.split_first_chunk_mut::<HEADER_LEN>() else {
+            not_reached();
             self.lose_event();
             return None;
         };
@@ -437,6 +441,7 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> Session<BUFFER_SIZE, B
         // is copied, and need not be kept across it.
         write_header(header_out, size, time, context);
         if write_data(rest, data).is_none() {
+            not_reached();
             self.lose_event();
             return None;
         }
@@ -555,6 +560,10 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> Session<BUFFER_SIZE, B
         };
         // `current` is always a slot of the pool (see `next_slot`); were it not, nothing would
         // be written, and the counters below would still move on.
+        debug_assert!(
+            self.current < BUFFER_COUNT,
+            "broken invariant: no current slot"
+        );
         if let Some(buffer) = self.buffers.get_mut(self.current) {
             // `VALID` holds `BUFFER_SIZE` above 0x48: the header always fits, and the check is
             // resolved when the code is built, as both lengths are constants. Written member by

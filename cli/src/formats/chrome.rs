@@ -12,7 +12,8 @@
 //!   which `otherData.start_time` gives as ISO 8601), as a decimal with the one fractional digit
 //!   of FILETIME's 100 ns. Relative, not absolute: microseconds since 1601 or 1970 are beyond
 //!   the integers a JSON reader's double holds exactly. An event logged before `StartTime` has
-//!   a negative `ts`. Events without a time (no timestamp, or no usable clock) are left out.
+//!   a negative `ts`. Events without a timestamp are left out; a file whose clock cannot be
+//!   read is refused (`etwc` says why), rather than written as a trace without events.
 //! - `pid`, `tid`: the event's process and thread ids. Before the first event of a process
 //!   the trace names (by its kernel `Process` events), a `process_name` metadata event
 //!   (`"ph":"M"`) gives its name (`PerfView`); before the first event of a thread the trace
@@ -199,7 +200,7 @@ impl Format for Chrome {
     const NEEDS_TIME: bool = true;
 
     fn begin(&mut self, file: &FileInfo<'_>, out: &mut dyn Write) -> io::Result<()> {
-        self.origin = file.clock.map(|clock| clock.start_time());
+        self.origin = file.clock.ok().map(|clock| clock.start_time());
         out.write_all(b"{\"traceEvents\":[\n")
     }
 

@@ -15,8 +15,9 @@ pub mod stats;
 use std::io::{self, Write};
 
 use etw_classic::{
-    read::TraceClock, wire::UtcDateTime, Bitness, Event, HeaderType, SystemTraceHeader,
-    TraceLogfileHeader,
+    read::{ClockError, TraceClock},
+    wire::UtcDateTime,
+    Bitness, Event, HeaderType, SystemTraceHeader, TraceLogfileHeader,
 };
 use serde_json::{json, Map, Value};
 
@@ -54,7 +55,8 @@ pub struct FileInfo<'a> {
     pub logger_name: String,
     pub log_file_name: String,
     pub bitness: Bitness,
-    pub clock: Option<TraceClock>,
+    /// The file's clock, or why it cannot be read (every event is then without a time).
+    pub clock: Result<TraceClock, ClockError>,
     /// Whether `BuffersWritten` was 0, so that the file was read to its end.
     pub unflushed: bool,
 }
@@ -73,7 +75,7 @@ impl<'a> FileInfo<'a> {
             logger_name: names.logger_name.to_string(),
             log_file_name: names.log_file_name.to_string(),
             bitness: reader.bitness(),
-            clock: reader.clock().ok(),
+            clock: reader.clock(),
             unflushed: false,
         }
     }
@@ -124,11 +126,6 @@ impl Problems {
         self.kept.is_empty()
     }
 
-    /// The messages kept, and how many more errors there were.
-    pub fn kept(&self) -> (&[String], u64) {
-        (&self.kept, self.more)
-    }
-
     /// One line: the messages kept, joined by "; ", then how many more errors there were.
     pub fn line(&self) -> String {
         let mut line = self.kept.join("; ");
@@ -175,8 +172,14 @@ pub trait Format: Sync {
     type Item: Send;
 
     /// Whether an event without a time is left out (the Chrome format places every event in
-    /// time).
+    /// time): such a format refuses a file whose clock cannot be read, where every event would
+    /// be left out.
     const NEEDS_TIME: bool = false;
+
+    /// Whether the output shows the events' time (`null`, `-` or an empty field where there is
+    /// none): for a file whose clock cannot be read, one line on standard error says that no
+    /// event has a time, and why.
+    const SHOWS_TIME: bool = true;
 
     /// Whether the output has something for each event (not only a report at the end): the
     /// progress bar then stays away from a terminal that shows the output.

@@ -1,5 +1,6 @@
 //! `WMI_BUFFER_HEADER`: the 0x48 bytes that start every trace buffer, in memory and in .etl files.
 
+use crate::invariant::known;
 use crate::wire::field::{self, Field, Reader, Writer};
 use crate::wire::layout::Layout;
 use crate::wire::records::buffer_context::BufferContext;
@@ -230,7 +231,8 @@ impl WmiBufferHeader {
 
     /// `Frequency`, the high 61 bits of the union at 0x20.
     pub fn frequency(&self) -> u64 {
-        self.clock_or_link.checked_shr(3).unwrap_or_default()
+        // A shift of 3 is below the 64 bits.
+        known(self.clock_or_link.checked_shr(3), 0)
     }
 
     /// `ReferenceTime.StartTime` (`ETW_REF_CLOCK`, bytes 0x38..0x40), little-endian.

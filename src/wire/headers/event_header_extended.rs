@@ -21,6 +21,7 @@
 
 use core::iter::FusedIterator;
 
+use crate::invariant::known;
 use crate::wire::error::CodecError;
 use crate::wire::field::{self, Field, Reader, Writer};
 use crate::wire::guid::Guid;
@@ -489,9 +490,10 @@ impl<'a> ExtendedItem<'a> {
         };
         let exactly = |len: usize| {
             // Every length asked for here is at most 24.
-            size(PayloadLength::Exactly(
-                u16::try_from(len).unwrap_or(u16::MAX),
-            ))
+            size(PayloadLength::Exactly(known(
+                u16::try_from(len).ok(),
+                u16::MAX,
+            )))
         };
         let payload = match self.header.ext_type {
             EventHeaderExtType::RELATED_ACTIVITYID => exact::<16>(data)
@@ -1009,15 +1011,19 @@ impl<'a> ProviderTraits<'a> {
                 data_size,
             });
         }
-        let blob = after_size
-            .get(..usize::from(traits_size).saturating_sub(2))
-            .unwrap_or_default();
+        // `traits_size` is at most `DataSize` (a `data.len()` past `u16::MAX` counts as that):
+        // the blob after the size is inside `data`.
+        let blob = known(
+            after_size.get(..usize::from(traits_size).saturating_sub(2)),
+            &[],
+        );
         let nul = blob
             .iter()
             .position(|&byte| byte == 0)
             .ok_or(ExtendedItemFault::ProviderNameUnterminated { traits_size })?;
-        let (name, after_name) = blob.split_at_checked(nul).unwrap_or_default();
-        let traits = after_name.get(1..).unwrap_or_default();
+        // `nul` is where the blob's NUL is: the name before it, the traits after it.
+        let (name, after_name) = known(blob.split_at_checked(nul), (&[], &[]));
+        let traits = known(after_name.get(1..), &[]);
         // The name starts at 2 and ends at its NUL: both inside `data`.
         let traits_at = nul.saturating_add(3);
         let mut rest = traits;
@@ -1223,10 +1229,10 @@ impl<'a> ExtendedItems<'a> {
                 available,
             },
         )?;
-        let body = item.get(ExtendedItemHeader::LEN..).unwrap_or_default();
-        let (data, padding) = body
-            .split_at_checked(usize::from(data_size))
-            .unwrap_or_default();
+        // The item's size is at least its header, and `DataSize` at most what follows it (both
+        // checked above).
+        let body = known(item.get(ExtendedItemHeader::LEN..), &[]);
+        let (data, padding) = known(body.split_at_checked(usize::from(data_size)), (&[], &[]));
         let read = ExtendedItem::new(self.index, self.offset, header, data, padding);
         self.rest = rest;
         self.offset = self.offset.saturating_add(usize::from(item_size));
@@ -1397,9 +1403,11 @@ impl<'a> ExtendedAndUserData<'a> {
             item?;
             len = len.saturating_add(1);
         }
-        let user_data = walk.user_data().unwrap_or_default();
+        // A walk that ended without an error has the user data after its items, a suffix of
+        // the bytes.
+        let user_data = known(walk.user_data(), &[]);
         let items_len = self.bytes.len().saturating_sub(user_data.len());
-        let items = self.bytes.get(..items_len).unwrap_or_default();
+        let items = known(self.bytes.get(..items_len), &[]);
         let list = ExtendedItemList {
             walk: ExtendedItems::new(self.flags, items),
             len,

@@ -448,6 +448,8 @@ fn take<const N: usize>(bytes: &mut &[u8]) -> Option<[u8; N]> {
 /// which `emit` rules out by sizing `out` first).
 fn put<const N: usize>(out: &mut &mut [u8], value: [u8; N]) {
     let slot = core::mem::take(out);
+    // `emit` split off exactly the bytes of the fields it puts.
+    debug_assert!(slot.len() >= N, "broken invariant: no room for a field");
     if let Some((first, rest)) = slot.split_first_chunk_mut::<N>() {
         *first = value;
         *out = rest;

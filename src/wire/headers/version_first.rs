@@ -10,6 +10,7 @@
 //! `version_first_header!`, which writes each of the three structs (members, offset table,
 //! codec, checks and views) from the list of the members that follow the prefix.
 
+use crate::invariant::known;
 use crate::wire::codes::EventType;
 use crate::wire::error::CodecError;
 use crate::wire::layout::Layout;
@@ -321,7 +322,8 @@ impl<'a> ExtraWords<'a> {
             0
         };
         PmcCounters {
-            rest: self.bytes.get(skip..).unwrap_or_default(),
+            // The words hold the PEBS index their `Version` announces.
+            rest: known(self.bytes.get(skip..), &[]),
         }
     }
 
