@@ -9,14 +9,22 @@
 //! - the walk is deterministic: a second walk gives the same items and the same end.
 #![no_main]
 
+use std::hash::{DefaultHasher, Hash, Hasher};
+
 use etw_classic::payload::{FieldSchema, ItemKind, PayloadDecoder, TraceLoggingEvent};
 use etw_classic::Bitness;
 use libfuzzer_sys::fuzz_target;
 
-/// Walks `data`, returning the items' kinds as text, their bytes and where the walk stopped.
-fn walk(fields: &[FieldSchema<&str>], data: &[u8], bitness: Bitness) -> (Vec<String>, Vec<u8>, usize, bool) {
+/// Walks `data`, returning a digest of the items (how many, and a hash of each one's index and
+/// kind, so that memory stays flat however many items an array of empty values yields), their
+/// bytes and where the walk stopped.
+fn walk(
+    fields: &[FieldSchema<&str>],
+    data: &[u8],
+    bitness: Bitness,
+) -> ((usize, u64), Vec<u8>, usize, bool) {
     let mut decoder = PayloadDecoder::new(fields, data, bitness);
-    let mut kinds = Vec::new();
+    let mut kinds = (0usize, DefaultHasher::new());
     let mut bytes = Vec::new();
     let mut failed = false;
     for item in decoder.by_ref() {
@@ -25,29 +33,40 @@ fn walk(fields: &[FieldSchema<&str>], data: &[u8], bitness: Bitness) -> (Vec<Str
                 assert!(item.offset <= data.len());
                 assert_eq!(item.offset, bytes.len(), "items tile the data");
                 bytes.extend_from_slice(item.bytes);
+                kinds.0 += 1;
+                item.index.hash(&mut kinds.1);
+                item.element.hash(&mut kinds.1);
                 if let ItemKind::Value(value) = item.kind {
-                    kinds.push(format!("{} {value:?}", item.index));
+                    format!("{value:?}").hash(&mut kinds.1);
                 } else {
-                    kinds.push(format!("{} {:?}", item.index, item.kind));
+                    format!("{:?}", item.kind).hash(&mut kinds.1);
                 }
             }
             Err(error) => {
-                assert_eq!(error.offset, bytes.len(), "an error is where its field starts");
+                assert_eq!(
+                    error.offset,
+                    bytes.len(),
+                    "an error is where its field starts"
+                );
                 assert!(usize::from(error.field) < fields.len().max(1));
-                kinds.push(error.named(fields).to_string());
+                error.named(fields).to_string().hash(&mut kinds.1);
                 failed = true;
             }
         }
     }
     assert_eq!(decoder.failed(), failed);
-    (kinds, bytes, decoder.offset(), failed)
+    ((kinds.0, kinds.1.finish()), bytes, decoder.offset(), failed)
 }
 
 fuzz_target!(|input: &[u8]| {
     let Some((&choice, rest)) = input.split_first() else {
         return;
     };
-    let bitness = if choice & 1 == 1 { Bitness::Bits32 } else { Bitness::Bits64 };
+    let bitness = if choice & 1 == 1 {
+        Bitness::Bits32
+    } else {
+        Bitness::Bits64
+    };
     let event = match TraceLoggingEvent::parse(rest) {
         Ok(event) => event,
         Err(error) => {
