@@ -14,7 +14,6 @@ use crate::read::error::{BufferPosition, ClockError, ReadError, ReadErrorKind};
 use crate::read::etl::{
     buffers_due, ends_before_buffers_written, EtlBuffer, EtlFile, MAX_BUFFER_SIZE,
 };
-use crate::read::etl_time_order::TIME_ORDER_MEMORY;
 use crate::read::events::{Event, Events};
 use crate::read::trace_buffer::TraceBuffer;
 use crate::wire::file::trace_logfile_header::{LogfileNames, TraceLogfileHeader};
@@ -22,6 +21,18 @@ use crate::wire::file::wmi_buffer_header::{BufferFlags, WmiBufferHeader};
 use crate::wire::headers::system_trace_header::SystemTraceHeader;
 use crate::wire::layout::Bitness;
 use crate::wire::utf16::Utf16Str;
+
+/// The most bytes of decoded events [`EtlReader::for_each_event_in_time_order`] holds at once
+/// over every processor, unless [`EtlReader::set_time_order_memory`] says otherwise: 256 MiB.
+///
+/// The walk holds one buffer's events per processor. The real traces this crate is tested with
+/// need at most 8 processors' buffers of 64 KiB (0.5 MiB); 256 MiB is one 64 KiB buffer for
+/// each of 4096 processors (ntwmi.h's `ETW_PROCESSOR_INDEX_MASK`, 0x07FF, leaves room for 2048
+/// processor indices), or 64 processors' buffers of 4 MiB, while a crafted file whose header claims 2048
+/// processors of 16 MiB buffers ([`MAX_BUFFER_SIZE`](crate::read::MAX_BUFFER_SIZE)) would
+/// otherwise ask for 32 GiB.
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub const TIME_ORDER_MEMORY: usize = 256 << 20;
 
 /// An .etl file read as a stream: the logfile header when it is opened, then its buffers one
 /// at a time, each decompressed (when compressed) into scratch space the reader owns.

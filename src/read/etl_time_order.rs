@@ -23,7 +23,7 @@
 //! decompressed into are one of each for the whole walk, since buffers are decoded one at a
 //! time. A processor whose chain has ended gives its memory back. The processors are those
 //! below the logfile header's `NumberOfProcessors`, and the events held are at most
-//! [`TIME_ORDER_MEMORY`] (see [`EtlReader::for_each_event_in_time_order`] for the whole bound).
+//! [`TIME_ORDER_MEMORY`](crate::read::TIME_ORDER_MEMORY) (see [`EtlReader::for_each_event_in_time_order`] for the whole bound).
 
 use core::cell::Cell;
 use std::io::{Read, Seek, SeekFrom};
@@ -34,18 +34,6 @@ use crate::read::etl_reader::{read_stored, EtlReader, EtlReaderError, StoredBuff
 use crate::read::events::{Event, Events};
 use crate::read::time_order::{BufferOrder, MergeCursor, ProcessorOrder, TimeOrder};
 use crate::wire::file::wmi_buffer_header::BufferFlags;
-
-/// The most bytes of decoded events [`EtlReader::for_each_event_in_time_order`] holds at once
-/// over every processor, unless [`EtlReader::set_time_order_memory`] says otherwise: 256 MiB.
-///
-/// The walk holds one buffer's events per processor. The real traces this crate is tested with
-/// need at most 8 processors' buffers of 64 KiB (0.5 MiB); 256 MiB is one 64 KiB buffer for
-/// each of 4096 processors (ntwmi.h's `ETW_PROCESSOR_INDEX_MASK`, 0x07FF, leaves room for 2048
-/// processor indices), or 64 processors' buffers of 4 MiB, while a crafted file whose header claims 2048
-/// processors of 16 MiB buffers ([`MAX_BUFFER_SIZE`](crate::read::MAX_BUFFER_SIZE)) would
-/// otherwise ask for 32 GiB.
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-pub const TIME_ORDER_MEMORY: usize = 256 << 20;
 
 /// One event of [`EtlReader::for_each_event_in_time_order`], with the buffer that holds it.
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
@@ -266,7 +254,7 @@ impl<R: Read + Seek> EtlReader<R> {
     ///   and its file offset, and its events are not merged.
     /// - Memory, whatever the file: the decoded events of one buffer per processor, at most
     ///   [`time_order_memory`](Self::time_order_memory) bytes in all
-    ///   ([`TIME_ORDER_MEMORY`], 256 MiB, by default); one buffer as stored and one scratch
+    ///   ([`TIME_ORDER_MEMORY`](crate::read::TIME_ORDER_MEMORY), 256 MiB, by default); one buffer as stored and one scratch
     ///   space to decompress it, shared by every processor (each at most the logfile header's
     ///   `BufferSize`, itself at most [`MAX_BUFFER_SIZE`](crate::read::MAX_BUFFER_SIZE),
     ///   16 MiB); and the listing, 32 bytes per buffer (on a 64-bit target: 0.05% of a file of

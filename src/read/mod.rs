@@ -28,10 +28,10 @@ pub use error::{
 pub use etl::{EtlBuffer, EtlBuffers, EtlFile, MAX_BUFFER_SIZE};
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-pub use etl_reader::{EtlReader, EtlReaderError, ReaderBuffer, StoredBuffer};
+pub use etl_reader::{EtlReader, EtlReaderError, ReaderBuffer, StoredBuffer, TIME_ORDER_MEMORY};
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-pub use etl_time_order::{TimeOrderedEvent, TIME_ORDER_MEMORY};
+pub use etl_time_order::TimeOrderedEvent;
 pub use events::{Event, EventKind, Events};
 pub use instance_tree::{InstanceKey, InstanceNode, InstanceTree};
 pub use time_order::{BufferOrder, MergeCursor, ProcessorOrder, TimeOrder};
