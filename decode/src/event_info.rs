@@ -29,8 +29,7 @@ use etw_classic::payload::{
     MapInput, Utf16Name,
 };
 
-use crate::registry::SchemaKey;
-use crate::schema::{EventSchema, MapKind, Name, SchemaOrigin, SchemaSource, ValueMap};
+use crate::schema::{EventSchema, MapKind, Name, SchemaKey, SchemaOrigin, SchemaSource, ValueMap};
 
 /// Why an `EventInfo` or `EventMapInfo` event gave no schema or map, and where it is.
 #[derive(Clone, Debug, PartialEq, Eq)]

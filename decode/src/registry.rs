@@ -27,53 +27,7 @@ use crate::event_source::{ManifestReassembly, Pushed, StreamKey};
 use crate::facts::{Facts, Source};
 use crate::manifest::parse_manifest_as;
 use crate::render::{fields_json, FieldsJson};
-use crate::schema::{EventSchema, Name, SchemaSource, ValueMap};
-
-/// What identifies an event's schema, as the sources key it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum SchemaKey {
-    /// A manifest-based event: provider GUID, `EVENT_DESCRIPTOR.Id` and `Version`.
-    Descriptor {
-        /// `ProviderId`.
-        provider: Guid,
-        /// `EVENT_DESCRIPTOR.Id`.
-        id: u16,
-        /// `EVENT_DESCRIPTOR.Version`.
-        version: u8,
-    },
-    /// A classic (MOF) event: its event class GUID, `Class.Type` and `Class.Version`.
-    Classic {
-        /// The event class GUID (the header's `Guid`).
-        class: Guid,
-        /// `Class.Type`, the event type (opcode).
-        event_type: u8,
-        /// `Class.Version`.
-        version: u8,
-    },
-}
-
-impl SchemaKey {
-    /// The key of the event `facts` describe, for the kinds keyed this way.
-    pub fn of(facts: &Facts<'_>) -> Option<Self> {
-        let Some(Source::Provider(guid)) = facts.source else {
-            return None;
-        };
-        let version = u8::try_from(facts.version?).ok()?;
-        if facts.classic_type.is_some() {
-            Some(Self::Classic {
-                class: guid,
-                event_type: facts.opcode?,
-                version,
-            })
-        } else {
-            Some(Self::Descriptor {
-                provider: guid,
-                id: facts.event_id?,
-                version,
-            })
-        }
-    }
-}
+use crate::schema::{EventSchema, Name, SchemaKey, SchemaSource, ValueMap};
 
 /// Why an event has no fields.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

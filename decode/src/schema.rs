@@ -11,6 +11,9 @@ use std::fmt;
 use std::sync::Arc;
 
 use etw_classic::payload::FieldSchema;
+use etw_classic::Guid;
+
+use crate::facts::{Facts, Source};
 
 /// A name in a schema: shared, because many events of one provider share task, opcode and map
 /// names.
@@ -185,6 +188,52 @@ impl EventSchema {
             (Some(task), None) => Some(task.to_owned()),
             (None, Some(opcode)) => Some(opcode.to_owned()),
             (None, None) => self.event_name.as_deref().map(str::to_owned),
+        }
+    }
+}
+
+/// What identifies an event's schema, as the sources key it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SchemaKey {
+    /// A manifest-based event: provider GUID, `EVENT_DESCRIPTOR.Id` and `Version`.
+    Descriptor {
+        /// `ProviderId`.
+        provider: Guid,
+        /// `EVENT_DESCRIPTOR.Id`.
+        id: u16,
+        /// `EVENT_DESCRIPTOR.Version`.
+        version: u8,
+    },
+    /// A classic (MOF) event: its event class GUID, `Class.Type` and `Class.Version`.
+    Classic {
+        /// The event class GUID (the header's `Guid`).
+        class: Guid,
+        /// `Class.Type`, the event type (opcode).
+        event_type: u8,
+        /// `Class.Version`.
+        version: u8,
+    },
+}
+
+impl SchemaKey {
+    /// The key of the event `facts` describe, for the kinds keyed this way.
+    pub fn of(facts: &Facts<'_>) -> Option<Self> {
+        let Some(Source::Provider(guid)) = facts.source else {
+            return None;
+        };
+        let version = u8::try_from(facts.version?).ok()?;
+        if facts.classic_type.is_some() {
+            Some(Self::Classic {
+                class: guid,
+                event_type: facts.opcode?,
+                version,
+            })
+        } else {
+            Some(Self::Descriptor {
+                provider: guid,
+                id: facts.event_id?,
+                version,
+            })
         }
     }
 }
