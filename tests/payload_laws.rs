@@ -373,37 +373,53 @@ fn preorder(models: &[FieldModel], out: &mut Vec<(String, u32, u16)>) {
     }
 }
 
-fn decode_all<'s>(
-    fields: &'s [FieldSchema<&'s str>],
-    data: &[u8],
-) -> (
+type Walked = (
     Vec<Expected>,
     Vec<u8>,
     Option<etw_classic::payload::PayloadError>,
     usize,
-) {
+);
+
+/// Walks `data` with `fields`, the iterator's `next` (`by_iterator`) or the decoder's own
+/// loop ([`PayloadDecoder::for_each_item`]).
+fn walk(fields: &[FieldSchema<&str>], data: &[u8], by_iterator: bool) -> Walked {
     let mut decoder = PayloadDecoder::new(fields, data, Bitness::Bits64);
     let mut items = Vec::new();
     let mut bytes = Vec::new();
     let mut error = None;
-    for item in decoder.by_ref() {
-        match item {
-            Ok(item) => {
-                bytes.extend_from_slice(item.bytes);
-                let name = item.field.name.to_owned();
-                items.push(match item.kind {
-                    ItemKind::Value(value) => Expected::Value(name, observed(value)),
-                    ItemKind::ArrayStart { len } => Expected::ArrayStart(name, len),
-                    ItemKind::ArrayEnd => Expected::ArrayEnd(name),
-                    ItemKind::StructStart => Expected::StructStart(name),
-                    ItemKind::StructEnd => Expected::StructEnd(name),
-                    other => panic!("unexpected {other:?}"),
-                });
-            }
-            Err(e) => error = Some(e),
+    let mut take = |item: Result<etw_classic::payload::Item<'_, '_, &str>, _>| match item {
+        Ok(item) => {
+            bytes.extend_from_slice(item.bytes);
+            let name = item.field.name.to_owned();
+            items.push(match item.kind {
+                ItemKind::Value(value) => Expected::Value(name, observed(value)),
+                ItemKind::ArrayStart { len } => Expected::ArrayStart(name, len),
+                ItemKind::ArrayEnd => Expected::ArrayEnd(name),
+                ItemKind::StructStart => Expected::StructStart(name),
+                ItemKind::StructEnd => Expected::StructEnd(name),
+                other => panic!("unexpected {other:?}"),
+            });
         }
+        Err(e) => error = Some(e),
+    };
+    if by_iterator {
+        decoder.by_ref().for_each(&mut take);
+    } else {
+        decoder.for_each_item(&mut take);
     }
     (items, bytes, error, decoder.offset())
+}
+
+/// The walk of `data` with `fields`, after checking that both ways of walking it give the
+/// same items, bytes, error and end.
+fn decode_all(fields: &[FieldSchema<&str>], data: &[u8]) -> Walked {
+    let by_iterator = walk(fields, data, true);
+    assert_eq!(
+        walk(fields, data, false),
+        by_iterator,
+        "for_each_item and next differ"
+    );
+    by_iterator
 }
 
 proptest! {

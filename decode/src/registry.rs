@@ -568,13 +568,13 @@ fn walk_fields<N: AsRef<str>>(
     bitness: Bitness,
     visit: &mut dyn FnMut(&str, &ItemKind<'_>),
 ) -> Option<PayloadError> {
-    for item in PayloadDecoder::new(fields, data, bitness) {
-        match item {
-            Ok(item) => visit(item.field.name.as_ref(), &item.kind),
-            Err(error) => return Some(error),
-        }
-    }
-    None
+    let mut failure = None;
+    // The walk ends at its first error: nothing comes after it.
+    PayloadDecoder::new(fields, data, bitness).for_each(|item| match item {
+        Ok(item) => visit(item.field.name.as_ref(), &item.kind),
+        Err(error) => failure = Some(error),
+    });
+    failure
 }
 
 /// How many fields TraceLogging metadata may describe here; more is reported as an error.

@@ -244,34 +244,32 @@ pub fn fields_json<'m, N: AsRef<str> + std::fmt::Display>(
     let mut open: Vec<Open> = Vec::new();
     let mut error = None;
     let mut decoder = PayloadDecoder::new(fields, data, bitness);
-    for item in decoder.by_ref() {
-        match item {
-            Ok(item) => {
-                let name = item.field.name.as_ref();
-                match item.kind {
-                    ItemKind::Value(value) => {
-                        let map = item.field.map.as_ref().and_then(|map| maps(map.as_ref()));
-                        place(
-                            &mut open,
-                            &mut top,
-                            name,
-                            value_json(&value, item.field, map),
-                        );
-                    }
-                    ItemKind::ArrayStart { len } => open.push(Open::Array(
-                        Vec::with_capacity(usize::try_from(len).unwrap_or(0).min(1024)),
-                        name.to_owned(),
-                    )),
-                    ItemKind::StructStart => {
-                        open.push(Open::Object(serde_json::Map::new(), name.to_owned()));
-                    }
-                    ItemKind::ArrayEnd | ItemKind::StructEnd => close(&mut open, &mut top),
-                    _ => {}
+    decoder.for_each_item(|item| match item {
+        Ok(item) => {
+            let name = item.field.name.as_ref();
+            match item.kind {
+                ItemKind::Value(value) => {
+                    let map = item.field.map.as_ref().and_then(|map| maps(map.as_ref()));
+                    place(
+                        &mut open,
+                        &mut top,
+                        name,
+                        value_json(&value, item.field, map),
+                    );
                 }
+                ItemKind::ArrayStart { len } => open.push(Open::Array(
+                    Vec::with_capacity(usize::try_from(len).unwrap_or(0).min(1024)),
+                    name.to_owned(),
+                )),
+                ItemKind::StructStart => {
+                    open.push(Open::Object(serde_json::Map::new(), name.to_owned()));
+                }
+                ItemKind::ArrayEnd | ItemKind::StructEnd => close(&mut open, &mut top),
+                _ => {}
             }
-            Err(failure) => error = Some(failure.named(fields).to_string()),
         }
-    }
+        Err(failure) => error = Some(failure.named(fields).to_string()),
+    });
     while !open.is_empty() {
         close(&mut open, &mut top);
     }
