@@ -1,0 +1,244 @@
+#!/usr/bin/env python3
+"""Compare the fields `etwc etl --json` decodes for EVENT_HEADER events with dissect.etl's
+decoding of the same events through the provider manifests it ships, on the PerfView traces.
+
+For every trace, `etwc etl TRACE --json` (no --manifest: our schemas come from the trace itself,
+its EventInfo events and EventSource manifests) gives every event's buffer, offset, provider,
+event descriptor, `fields` and `data`. Every EVENT_HEADER event whose provider has a manifest in
+dissect.etl (`dissect/etl/manifests/xml/{GUID}.xml`, compiled at run time by
+`dissect.etl.manifest.lookup`, never copied) is a candidate; the first N (`--per-key`, 25 by
+default) of each (provider, id, version) are compared. dissect reads the event at the same
+buffer and offset (`ETL.buffer(index).read_record(offset)`), and its manifest's template for the
+event's id and version (`EVENTS[(Id, Version)].template`) reads the user data. Every field the
+template decodes is compared with ours by name (payload_oracle.agree: numbers against our hex
+text, a map's value by its number, booleans, GUIDs, SYSTEMTIME), and every disagreement is
+decided by the bytes as kernel_payloads.py decides it: when dissect's struct covers fewer or
+more bytes than the event's data, it read another layout than the data's, and the disagreement
+is counted as dissect's with the bytes shown once per kind; otherwise it fails the run. An event
+we do not decode to its last byte fails the run too.
+
+dissect's own `EventRecord.event` decodes none of these events, for three reasons of its own,
+which the script steps around (and counts) so that its manifests can be compared at all:
+- it builds an EVENT_HEADER's provider GUID big-endian (`UUID(bytes=ProviderId)`, in
+  headers/event.py), a GUID no manifest has; the script reads the same 16 header bytes
+  little-endian (as crosscheck.py does);
+- it picks the template by (Opcode, Version) (etl.py, `Event.__init__`), while a manifest's
+  events are keyed by id: the script takes (Id, Version), and counts the events for which
+  dissect's key would name another event's template or none;
+- its `EtwPointer.as_32bit` lacks `@classmethod` (manifest.py), so a 32-bit event raises
+  TypeError: the script calls it with the class;
+- it reads the template from the first byte after the header, extended items included: the
+  script starts after the extended items, up to the one whose Linkage bit is 0 (crosscheck.py
+  checks that those are the bytes we call `data`).
+Providers whose manifest dissect cannot compile (its type table has no `AnsiString`, `Binary`,
+`FILETIME`, ...) and events for whose id and version its manifest has no template are counted by
+reason.
+
+Usage: manifest_payloads.py [--etwc PATH] [--perfview DIR] [--per-key N]
+Exits 1 on a disagreement the bytes do not explain or on an event we do not decode to its last
+byte, 2 when something is missing. Needs dissect.etl (pip install dissect.etl==3.14).
+"""
+
+import argparse
+import io
+import json
+import os
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+try:
+    from dissect.etl import manifest
+    from dissect.etl.etl import ETL
+    from dissect.etl.headers.event import EventHeader
+except ImportError:
+    print("manifest_payloads: dissect.etl is not installed (pip install dissect.etl==3.14)", file=sys.stderr)
+    sys.exit(2)
+
+from payload_oracle import TRACES, Tally, normalise
+
+ROOT = Path(__file__).resolve().parents[2]
+EXTENDED_INFO = 0x0001  # EVENT_HEADER_FLAG_EXTENDED_INFO
+PROVIDER_ID = '"provider_id":"'
+
+
+class Manifests:
+    """dissect's compiled manifest of each provider GUID, or why it has none."""
+
+    def __init__(self):
+        self.modules = {}
+
+    def get(self, guid):
+        if guid not in self.modules:
+            try:
+                self.modules[guid] = (manifest.lookup(uuid.UUID(guid)), None)
+            except manifest.ManifestNotFoundError:
+                self.modules[guid] = (None, None)
+            except Exception as error:  # dissect's own failures, counted by reason
+                self.modules[guid] = (None, f"its manifest does not compile: {type(error).__name__}: {error}")
+        return self.modules[guid]
+
+
+def ours(etwc, path, per_key, manifests):
+    """The events to compare ({(buffer, offset): line}), and per provider GUID the number of
+    EVENT_HEADER events and, for those without a usable manifest in dissect, why."""
+    wanted, per_event, providers = {}, {}, {}
+    with subprocess.Popen([etwc, "etl", str(path), "--json"], stdout=subprocess.PIPE,
+                          text=True) as process:
+        for line in process.stdout:
+            start = line.find(PROVIDER_ID)
+            if start < 0:
+                continue
+            guid = line[start + len(PROVIDER_ID):start + len(PROVIDER_ID) + 36]
+            module, problem = manifests.get(guid)
+            entry = providers.setdefault(guid, [0, None, problem])
+            entry[0] += 1
+            if module is None:
+                continue
+            event = json.loads(line)
+            entry[1] = module.PROVIDER_NAME
+            descriptor = event["event_descriptor"]
+            key = (guid, descriptor["id"], descriptor["version"])
+            per_event[key] = per_event.get(key, 0) + 1
+            if per_event[key] <= per_key:
+                wanted[(event["buffer"], event["offset"])] = event
+    if process.returncode:
+        raise subprocess.CalledProcessError(process.returncode, [etwc, "etl", str(path), "--json"])
+    return wanted, providers
+
+
+def user_data(header):
+    """The event's user data as dissect reads it: its payload after the extended items, up to
+    the one whose Linkage bit (dissect's `reserved1`) is 0, when Flags has EXTENDED_INFO; None
+    when dissect's items end before that one."""
+    payload = bytes(header.payload)
+    if not header.header.Flags & EXTENDED_INFO:
+        return payload
+    used = 0
+    for item in header.header_extensions:
+        used += item.size
+        if not item.reserved1 & 1:
+            return payload[used:]
+    return None
+
+
+def set_pointer_size(module, is_64bit):
+    """What dissect's `parse_payload` does before decoding, its `as_32bit` called with the class
+    (it lacks `@classmethod`)."""
+    pointer, sid = module.c_parser.EtwPointer, module.c_parser.UserSID_blob
+    if is_64bit:
+        pointer.as_64bit()
+        sid.as_64bit()
+    else:
+        pointer.as_32bit(pointer)
+        sid.as_32bit()
+
+
+def compare(path, wanted, manifests, failures):
+    """{provider name: Tally} of the events in `wanted`, and dissect's own keying notes."""
+    tallies, notes = {}, {"opcode_key": {}, "guid": None}
+    with open(path, "rb") as fh:
+        etl = ETL(fh)
+        for (buffer, offset), event in sorted(wanted.items()):
+            where = f"{path.name} ({buffer}, {offset})"
+            header = etl.buffer(buffer).read_record(offset).header
+            if not isinstance(header, EventHeader):
+                failures.append(f"{where}: dissect reads a {type(header).__name__} where we read {event['kind']}")
+                continue
+            raw = header.header
+            guid = str(uuid.UUID(bytes_le=bytes(raw.ProviderId)))
+            if guid != event["provider_id"]:
+                failures.append(f"{where}: dissect's header holds provider {guid}, ours {event['provider_id']}")
+                continue
+            if notes["guid"] is None and str(header.provider_id) != guid:
+                notes["guid"] = (bytes(raw.ProviderId).hex(), str(header.provider_id), guid)
+            module, _ = manifests.get(guid)
+            tally = tallies.setdefault(module.PROVIDER_NAME, Tally())
+            label = f"{event['event_name'] or raw.Id} (id {raw.Id}) v{raw.Version}"
+            template = module.EVENTS.get((raw.Id, raw.Version))
+            theirs_key = module.EVENTS.get((raw.OpCode, raw.Version))
+            if theirs_key is not template:
+                named = f"event {theirs_key.value}'s template" if theirs_key else "no template"
+                key = f"{module.PROVIDER_NAME}: opcode {raw.OpCode} of id {raw.Id} v{raw.Version}: {named}"
+                notes["opcode_key"][key] = notes["opcode_key"].get(key, 0) + 1
+            if template is None:
+                tally.cannot_decode(f"{label}: its manifest has no template for this id and version")
+                continue
+            data = user_data(header)
+            if data is None:
+                tally.cannot_decode(f"{label}: its extended items end before the last one")
+                continue
+            if data.hex() != event["data"]:
+                failures.append(f"{where} {label}: dissect's user data {data.hex()}, ours {event['data']}")
+                continue
+            if event.get("fields") is None or "fields_error" in event or "fields_left" in event:
+                failures.append(f"{where} {label} does not decode to its last byte: "
+                                f"{event.get('undecoded') or event.get('fields_error') or 'left ' + str(event.get('fields_left'))}")
+                continue
+            set_pointer_size(module, header.is_64bit)
+            stream = io.BytesIO(data)
+            try:
+                struct = template.template(stream)
+            except Exception as error:  # dissect's own failures, counted by reason
+                tally.cannot_decode(f"{label}: {type(error).__name__}: {error}"[:110])
+                continue
+            theirs = {name: normalise(getattr(struct, name)) for name in type(struct).fields}
+            tally.fields(label, event["fields"], theirs, stream.tell(), event["data"], failures, where)
+    return tallies, notes
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--etwc", default=str(ROOT / "target/release/etwc"))
+    parser.add_argument("--perfview", default=os.environ.get(
+        "ETW_PERFVIEW_DIR", str(ROOT.parent / "shared/data/perfview")))
+    parser.add_argument("--per-key", type=int, default=25)
+    args = parser.parse_args()
+    if not Path(args.etwc).exists():
+        print(f"manifest_payloads: {args.etwc} is missing (cargo build --release -p etw-classic-cli)",
+              file=sys.stderr)
+        return 2
+    started = time.monotonic()
+    manifests = Manifests()
+    failures = []
+    totals = [0, 0, 0]
+    for name in TRACES:
+        path = Path(args.perfview) / name
+        if not path.exists():
+            print(f"manifest_payloads: {path} is missing", file=sys.stderr)
+            return 2
+        wanted, providers = ours(args.etwc, path, args.per_key, manifests)
+        tallies, notes = compare(path, wanted, manifests, failures)
+        print(f"{name}: {sum(count for count, _, _ in providers.values())} EVENT_HEADER events, "
+              f"{len(wanted)} of providers with a dissect.etl manifest compared")
+        for provider, tally in sorted(tallies.items()):
+            print(f"  {provider}: {tally.events} events, {tally.compared} fields dissect decodes, "
+                  f"{tally.agreeing} agree")
+            tally.print()
+            totals[0] += tally.events
+            totals[1] += tally.compared
+            totals[2] += tally.agreeing
+        for guid, (count, provider, problem) in sorted(providers.items()):
+            if problem:
+                print(f"  {guid}: {count} events not compared, {problem}")
+        without = sorted(guid for guid, (_, provider, problem) in providers.items()
+                         if provider is None and problem is None)
+        if without:
+            print(f"  no manifest in dissect.etl: {', '.join(without)}")
+        if notes["guid"]:
+            stored, big, little = notes["guid"]
+            print(f"  dissect's own record.event: ProviderId bytes {stored} read big-endian as "
+                  f"{big} (no manifest), little-endian {little}")
+        for key, count in sorted(notes["opcode_key"].items()):
+            print(f"  dissect's own (Opcode, Version) key: {count} events, {key}")
+    print(f"all traces: {totals[0]} events, {totals[1]} fields dissect decodes, {totals[2]} agree, "
+          f"{len(failures)} unexplained ({time.monotonic() - started:.1f} s)")
+    for failure in failures:
+        print(f"DIFFERENCE {failure}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
