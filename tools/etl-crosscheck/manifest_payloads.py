@@ -53,6 +53,7 @@ try:
     from dissect.etl import manifest
     from dissect.etl.etl import ETL
     from dissect.etl.headers.event import EventHeader
+    from defusedxml import ElementTree
 except ImportError:
     print("manifest_payloads: dissect.etl is not installed (pip install dissect.etl==3.14)", file=sys.stderr)
     sys.exit(2)
@@ -62,51 +63,111 @@ from payload_oracle import TRACES, Tally, normalise
 ROOT = Path(__file__).resolve().parents[2]
 EXTENDED_INFO = 0x0001  # EVENT_HEADER_FLAG_EXTENDED_INFO
 PROVIDER_ID = '"provider_id":"'
+EVENTS_NS = "{http://schemas.microsoft.com/win/2004/08/events}"
 
 
 class Manifests:
-    """dissect's compiled manifest of each provider GUID, or why it has none."""
+    """dissect's compiled manifest of each provider GUID, or why it has none.
+
+    dissect's generator stops at the first field whose type its table does not map (`KeyError:
+    'AnsiString'`, 'Binary', 'FILETIME'), losing the whole provider for one template. Such a
+    manifest is compiled again by the same generator (`manifest.compile_xml`) from its text
+    (read through the package at run time) without the templates holding such a type and the
+    events using them; those events are counted as ones dissect has no type for."""
 
     def __init__(self):
         self.modules = {}
 
     def get(self, guid):
+        """(module, problem, {(id, version): why dissect has no template}) of `guid`."""
         if guid not in self.modules:
             try:
-                self.modules[guid] = (manifest.lookup(uuid.UUID(guid)), None)
+                self.modules[guid] = (manifest.lookup(uuid.UUID(guid)), None, {})
             except manifest.ManifestNotFoundError:
-                self.modules[guid] = (None, None)
-            except Exception as error:  # dissect's own failures, counted by reason
-                self.modules[guid] = (None, f"its manifest does not compile: {type(error).__name__}: {error}")
+                self.modules[guid] = (None, None, {})
+            except Exception as error:  # dissect's own failures
+                self.modules[guid] = self.reduced(guid, f"{type(error).__name__}: {error}")
         return self.modules[guid]
+
+    @staticmethod
+    def reduced(guid, problem):
+        text = manifest.get_resource_string(f"manifests/xml/{{{guid}}}.xml")
+        root = ElementTree.fromstring(text)
+        unmapped = {}
+        for parent in list(root.iter()):
+            for template in [child for child in parent if child.tag == f"{EVENTS_NS}template"]:
+                types = sorted({field.get("inType", ":").split(":")[1] for field in template
+                                if not mapped(field.get("inType", ":").split(":")[1])})
+                if types:
+                    unmapped[template.get("tid")] = types
+                    parent.remove(template)
+        missing = {}
+        for parent in list(root.iter()):
+            for event in [child for child in parent if child.tag == f"{EVENTS_NS}event"]:
+                types = unmapped.get(event.get("template"))
+                if types:
+                    key = (int(event.get("value"), 0), int(event.get("version", "0"), 0))
+                    missing[key] = f"its template {event.get('template')} holds {', '.join(types)}, a type dissect does not map"
+                    parent.remove(event)
+        try:
+            module = manifest.compile_xml(uuid.UUID(guid), ElementTree.tostring(root, encoding="unicode"))
+        except Exception as error:  # dissect's own failures
+            return None, f"its manifest does not compile: {problem}; without those templates: {type(error).__name__}: {error}", {}
+        return module, None, missing
+
+
+def mapped(in_type):
+    """Whether dissect's generator (manifest.generate_from_xml) has a type for `in_type`."""
+    return in_type.lower() in manifest.c_parser.typedefs or (
+        in_type in manifest.FIELD_MAP and in_type != "Struct")
+
+
+def etwc_lines(etwc, path, options=()):
+    """The lines of `etwc etl PATH --json` and the options, as they come."""
+    command = [etwc, "etl", str(path), "--json", *options]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as process:
+        yield from process.stdout
+    if process.returncode:
+        raise subprocess.CalledProcessError(process.returncode, command)
 
 
 def ours(etwc, path, per_key, manifests):
     """The events to compare ({(buffer, offset): line}), and per provider GUID the number of
-    EVENT_HEADER events and, for those without a usable manifest in dissect, why."""
+    EVENT_HEADER events, dissect's name of the provider, and why it has no usable manifest."""
     wanted, per_event, providers = {}, {}, {}
-    with subprocess.Popen([etwc, "etl", str(path), "--json"], stdout=subprocess.PIPE,
-                          text=True) as process:
-        for line in process.stdout:
-            start = line.find(PROVIDER_ID)
-            if start < 0:
-                continue
-            guid = line[start + len(PROVIDER_ID):start + len(PROVIDER_ID) + 36]
-            module, problem = manifests.get(guid)
-            entry = providers.setdefault(guid, [0, None, problem])
-            entry[0] += 1
-            if module is None:
-                continue
-            event = json.loads(line)
-            entry[1] = module.PROVIDER_NAME
-            descriptor = event["event_descriptor"]
-            key = (guid, descriptor["id"], descriptor["version"])
-            per_event[key] = per_event.get(key, 0) + 1
-            if per_event[key] <= per_key:
-                wanted[(event["buffer"], event["offset"])] = event
-    if process.returncode:
-        raise subprocess.CalledProcessError(process.returncode, [etwc, "etl", str(path), "--json"])
+    for line in etwc_lines(etwc, path):
+        start = line.find(PROVIDER_ID)
+        if start < 0:
+            continue
+        guid = line[start + len(PROVIDER_ID):start + len(PROVIDER_ID) + 36]
+        module, problem, _ = manifests.get(guid)
+        entry = providers.setdefault(guid, [0, None, problem])
+        entry[0] += 1
+        if module is None:
+            continue
+        event = json.loads(line)
+        entry[1] = module.PROVIDER_NAME
+        descriptor = event["event_descriptor"]
+        key = (guid, descriptor["id"], descriptor["version"])
+        per_event[key] = per_event.get(key, 0) + 1
+        if per_event[key] <= per_key:
+            wanted[(event["buffer"], event["offset"])] = event
     return wanted, providers
+
+
+def with_manifest(etwc, path, wanted, manifest_path):
+    """Replaces the events of `wanted` the trace has no schema for by the same events read with
+    `--manifest manifest_path`; returns how many were replaced."""
+    unschemed = {f'{{"buffer":{key[0]},"offset":{key[1]},': key for key, event in wanted.items()
+                 if event.get("fields") is None and (event.get("undecoded") or "").startswith("no schema")}
+    if not unschemed or not manifest_path:
+        return 0
+    for line in etwc_lines(etwc, path, ["--manifest", str(manifest_path)]):
+        key = unschemed.get(line[:line.find('"kind"')])
+        if key is not None:
+            wanted[key] = json.loads(line)
+            wanted[key]["schema_from"] = Path(manifest_path).name
+    return sum(1 for key in unschemed.values() if "schema_from" in wanted[key])
 
 
 def user_data(header):
@@ -138,7 +199,7 @@ def set_pointer_size(module, is_64bit):
 
 def compare(path, wanted, manifests, failures):
     """{provider name: Tally} of the events in `wanted`, and dissect's own keying notes."""
-    tallies, notes = {}, {"opcode_key": {}, "guid": None}
+    tallies, notes = {}, {"opcode_key": {}, "guid": None, "unschemed": {}, "short": {}}
     with open(path, "rb") as fh:
         etl = ETL(fh)
         for (buffer, offset), event in sorted(wanted.items()):
@@ -154,17 +215,18 @@ def compare(path, wanted, manifests, failures):
                 continue
             if notes["guid"] is None and str(header.provider_id) != guid:
                 notes["guid"] = (bytes(raw.ProviderId).hex(), str(header.provider_id), guid)
-            module, _ = manifests.get(guid)
+            module, _, missing = manifests.get(guid)
             tally = tallies.setdefault(module.PROVIDER_NAME, Tally())
-            label = f"{event['event_name'] or raw.Id} (id {raw.Id}) v{raw.Version}"
+            label = (f"{event['event_name']} (id {raw.Id}) v{raw.Version}" if event.get("event_name")
+                     else f"id {raw.Id} v{raw.Version}")
             template = module.EVENTS.get((raw.Id, raw.Version))
             theirs_key = module.EVENTS.get((raw.OpCode, raw.Version))
             if theirs_key is not template:
-                named = f"event {theirs_key.value}'s template" if theirs_key else "no template"
-                key = f"{module.PROVIDER_NAME}: opcode {raw.OpCode} of id {raw.Id} v{raw.Version}: {named}"
-                notes["opcode_key"][key] = notes["opcode_key"].get(key, 0) + 1
+                named = "another event's template" if theirs_key else "no template"
+                notes["opcode_key"][named] = notes["opcode_key"].get(named, 0) + 1
             if template is None:
-                tally.cannot_decode(f"{label}: its manifest has no template for this id and version")
+                why = missing.get((raw.Id, raw.Version), "its manifest has no template for this id and version")
+                tally.cannot_decode(f"{label}: {why}")
                 continue
             data = user_data(header)
             if data is None:
@@ -173,10 +235,18 @@ def compare(path, wanted, manifests, failures):
             if data.hex() != event["data"]:
                 failures.append(f"{where} {label}: dissect's user data {data.hex()}, ours {event['data']}")
                 continue
-            if event.get("fields") is None or "fields_error" in event or "fields_left" in event:
-                failures.append(f"{where} {label} does not decode to its last byte: "
-                                f"{event.get('undecoded') or event.get('fields_error') or 'left ' + str(event.get('fields_left'))}")
+            if event.get("fields") is None and (event.get("undecoded") or "").startswith("no schema"):
+                unschemed = notes["unschemed"].setdefault(module.PROVIDER_NAME, {})
+                unschemed[label] = unschemed.get(label, 0) + 1
                 continue
+            if event.get("fields") is None or "fields_error" in event:
+                failures.append(f"{where} {label}: we do not decode it: "
+                                f"{event.get('undecoded') or event.get('fields_error')}")
+                continue
+            left = event.get("fields_left") or 0
+            if left:
+                short = notes["short"].setdefault(module.PROVIDER_NAME, {})
+                short[label] = short.get(label, 0) + 1
             set_pointer_size(module, header.is_64bit)
             stream = io.BytesIO(data)
             try:
@@ -185,7 +255,8 @@ def compare(path, wanted, manifests, failures):
                 tally.cannot_decode(f"{label}: {type(error).__name__}: {error}"[:110])
                 continue
             theirs = {name: normalise(getattr(struct, name)) for name in type(struct).fields}
-            tally.fields(label, event["fields"], theirs, stream.tell(), event["data"], failures, where)
+            tally.fields(label, event["fields"], theirs, stream.tell(), event["data"], failures, where,
+                         left=left)
     return tallies, notes
 
 
@@ -195,6 +266,9 @@ def main():
     parser.add_argument("--perfview", default=os.environ.get(
         "ETW_PERFVIEW_DIR", str(ROOT.parent / "shared/data/perfview")))
     parser.add_argument("--per-key", type=int, default=25)
+    parser.add_argument("--manifest", default=str(ROOT.parent / "shared/data/schemas/ClrEtwAll.man"),
+                        help="read with this manifest the events a trace has no schema for "
+                             "(the .NET runtime's; '' for none)")
     args = parser.parse_args()
     if not Path(args.etwc).exists():
         print(f"manifest_payloads: {args.etwc} is missing (cargo build --release -p etw-classic-cli)",
@@ -210,13 +284,21 @@ def main():
             print(f"manifest_payloads: {path} is missing", file=sys.stderr)
             return 2
         wanted, providers = ours(args.etwc, path, args.per_key, manifests)
+        replaced = with_manifest(args.etwc, path, wanted, args.manifest)
         tallies, notes = compare(path, wanted, manifests, failures)
         print(f"{name}: {sum(count for count, _, _ in providers.values())} EVENT_HEADER events, "
-              f"{len(wanted)} of providers with a dissect.etl manifest compared")
+              f"{len(wanted)} of providers with a dissect.etl manifest compared"
+              + (f" ({replaced} read with --manifest {Path(args.manifest).name}: the trace has no schema "
+                 f"for them)" if replaced else ""))
         for provider, tally in sorted(tallies.items()):
             print(f"  {provider}: {tally.events} events, {tally.compared} fields dissect decodes, "
                   f"{tally.agreeing} agree")
             tally.print()
+            for label, count in sorted(notes["short"].get(provider, {}).items()):
+                print(f"    our schema says less than the data holds in {count}: {label} (bytes left "
+                      f"after its last field, docs/PAYLOADS.md)")
+            for label, count in sorted(notes["unschemed"].get(provider, {}).items()):
+                print(f"    we have no schema for {count}: {label}")
             totals[0] += tally.events
             totals[1] += tally.compared
             totals[2] += tally.agreeing
@@ -231,8 +313,10 @@ def main():
             stored, big, little = notes["guid"]
             print(f"  dissect's own record.event: ProviderId bytes {stored} read big-endian as "
                   f"{big} (no manifest), little-endian {little}")
-        for key, count in sorted(notes["opcode_key"].items()):
-            print(f"  dissect's own (Opcode, Version) key: {count} events, {key}")
+        if notes["opcode_key"]:
+            print("  dissect's own (Opcode, Version) key would give " + ", ".join(
+                f"{named} for {count}" for named, count in sorted(notes["opcode_key"].items()))
+                  + f" of the {len(wanted)} events")
     print(f"all traces: {totals[0]} events, {totals[1]} fields dissect decodes, {totals[2]} agree, "
           f"{len(failures)} unexplained ({time.monotonic() - started:.1f} s)")
     for failure in failures:

@@ -98,9 +98,12 @@ def _is_guid(text):
     return len(text) == 36
 
 
-def problem_of(field, mine, theirs):
-    """What a disagreement on `field` is, in words."""
+def problem_of(field, mine, theirs, left=0):
+    """What a disagreement on `field` is, in words (`left`: the bytes our schema leaves)."""
     if isinstance(mine, list) and not isinstance(theirs, list) and mine and agree(mine[0], theirs):
+        if left:
+            return (f"`{field}`: dissect reads one value, our schema {len(mine)} and leaves {left} "
+                    f"bytes after its last field")
         return f"`{field}`: dissect reads one value, the data holds {len(mine)}"
     return f"`{field}`: ours {mine!r}, dissect's {theirs!r}"
 
@@ -120,14 +123,19 @@ class Tally:
     def cannot_decode(self, reason, count=1):
         self.cannot[reason] = self.cannot.get(reason, 0) + count
 
-    def fields(self, label, ours, theirs, struct_len, data, failures, where, lookup=None):
+    def fields(self, label, ours, theirs, struct_len, data, failures, where, lookup=None, left=0):
         """Compares dissect's fields `theirs` (name to normalised value) with `ours` (name to
         our JSON value); `struct_len` is how many bytes dissect's struct covers, `data` the
         event's data in hex; `lookup(ours, name)` finds our value of dissect's field (by default
         the same name, or the same but for case). Unexplained disagreements go to `failures`,
-        each prefixed with `where`."""
+        each prefixed with `where`.
+
+        `left` is how many bytes our schema leaves after its last field (a schema that says less
+        than the data holds). Then our fields do not reach the end of the data either, and a
+        disagreement is dissect's only where its struct covers fewer bytes than our fields do."""
         lookup = lookup or find_field
         data_len = len(data) // 2
+        explained = struct_len != data_len if not left else struct_len < data_len - left
         self.events += 1
         for field, value in theirs.items():
             self.compared += 1
@@ -138,8 +146,8 @@ class Tally:
                 self.agreeing += 1
                 continue
             else:
-                problem = problem_of(field, mine, value)
-            if struct_len != data_len:
+                problem = problem_of(field, mine, value, left)
+            if explained:
                 side = "fewer" if struct_len < data_len else "more"
                 kind = f"{label}: dissect's struct covers {side} bytes than the data"
                 first = self.dissects.setdefault(
