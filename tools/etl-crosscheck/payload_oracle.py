@@ -70,7 +70,8 @@ def _number_agrees(mine, theirs):
 def agree(mine, theirs):
     """Whether our JSON value and dissect's normalised value say the same, representation
     aside: a map's `{"value", "name"}` by its number, booleans against the number stored,
-    numbers written as hex text, GUIDs in either case, SYSTEMTIME members against our text."""
+    numbers written as hex text, GUIDs in either case, SYSTEMTIME members against our text, a
+    one-element array against a single value."""
     if isinstance(mine, dict) and "value" in mine:
         return agree(mine["value"], theirs)
     if isinstance(theirs, bytes):
@@ -78,6 +79,10 @@ def agree(mine, theirs):
     if isinstance(theirs, list):
         return isinstance(mine, list) and len(theirs) == len(mine) and all(
             agree(a, b) for a, b in zip(mine, theirs))
+    if isinstance(mine, list) and len(mine) == 1:
+        # An array the data sizes to one element, which dissect (ignoring `count`) reads as a
+        # single value from the same bytes.
+        return agree(mine[0], theirs)
     if isinstance(theirs, dict) and isinstance(mine, str) and "wYear" in theirs:
         return mine == ("{wYear:04}-{wMonth:02}-{wDay:02}T{wHour:02}:{wMinute:02}:{wSecond:02}"
                         ".{wMilliseconds:03}".format(**theirs))
