@@ -7,36 +7,43 @@ its EventInfo events and EventSource manifests) gives every event's buffer, offs
 event descriptor, `fields` and `data`. Every EVENT_HEADER event whose provider has a manifest in
 dissect.etl (`dissect/etl/manifests/xml/{GUID}.xml`, compiled at run time by
 `dissect.etl.manifest.lookup`, never copied) is a candidate; the first N (`--per-key`, 25 by
-default) of each (provider, id, version) are compared. dissect reads the event at the same
+default) of each (provider, id, version) are compared. Those the trace has no schema for
+(gcevents.etl's CLR events) are read again with `--manifest ../shared/data/schemas/ClrEtwAll.man`
+(`--manifest`); those it still has none for are listed. dissect reads the event at the same
 buffer and offset (`ETL.buffer(index).read_record(offset)`), and its manifest's template for the
 event's id and version (`EVENTS[(Id, Version)].template`) reads the user data. Every field the
 template decodes is compared with ours by name (payload_oracle.agree: numbers against our hex
-text, a map's value by its number, booleans, GUIDs, SYSTEMTIME), and every disagreement is
-decided by the bytes as kernel_payloads.py decides it: when dissect's struct covers fewer or
-more bytes than the event's data, it read another layout than the data's, and the disagreement
-is counted as dissect's with the bytes shown once per kind; otherwise it fails the run. An event
-we do not decode to its last byte fails the run too.
+text, a map's value by its number, booleans, GUIDs, SYSTEMTIME, a one-element array against a
+single value), and every disagreement is decided by the bytes as kernel_payloads.py decides it:
+when dissect's struct covers fewer or more bytes than the event's data, it read another layout
+than the data's, and the disagreement is counted as dissect's with the bytes shown once per
+kind; otherwise it fails the run. An event our schema does not fit (an error in a field) fails
+the run too; one neither the trace nor ClrEtwAll.man describes is listed (we have no layout to
+read it by). Where our schema says less than the data holds
+(`CLRStackWalk`'s `Stack count="2"`, docs/PAYLOADS.md) the bytes left are listed, and a
+disagreement there is dissect's only if its struct covers fewer bytes than our fields.
 
-dissect's own `EventRecord.event` decodes none of these events, for three reasons of its own,
-which the script steps around (and counts) so that its manifests can be compared at all:
+dissect's own `EventRecord.event` decodes none of these events, for reasons of its own, which
+the script steps around (and reports) so that its manifests can be compared at all:
 - it builds an EVENT_HEADER's provider GUID big-endian (`UUID(bytes=ProviderId)`, in
   headers/event.py), a GUID no manifest has; the script reads the same 16 header bytes
-  little-endian (as crosscheck.py does);
+  little-endian (as crosscheck.py does) and prints the first event's bytes and both readings;
 - it picks the template by (Opcode, Version) (etl.py, `Event.__init__`), while a manifest's
   events are keyed by id: the script takes (Id, Version), and counts the events for which
-  dissect's key would name another event's template or none;
+  dissect's key would give another event's template or none;
 - its `EtwPointer.as_32bit` lacks `@classmethod` (manifest.py), so a 32-bit event raises
   TypeError: the script calls it with the class;
 - it reads the template from the first byte after the header, extended items included: the
-  script starts after the extended items, up to the one whose Linkage bit is 0 (crosscheck.py
-  checks that those are the bytes we call `data`).
-Providers whose manifest dissect cannot compile (its type table has no `AnsiString`, `Binary`,
-`FILETIME`, ...) and events for whose id and version its manifest has no template are counted by
-reason.
+  script starts after the extended items, up to the one whose Linkage bit is 0, and checks that
+  these are the bytes we call `data`.
+A manifest dissect's generator cannot compile whole (its type table has no `AnsiString`,
+`Binary`, `FILETIME`) is compiled again without the templates holding such a type; their events,
+and events whose id and version its manifest has no template for, are counted by reason.
 
-Usage: manifest_payloads.py [--etwc PATH] [--perfview DIR] [--per-key N]
-Exits 1 on a disagreement the bytes do not explain or on an event we do not decode to its last
-byte, 2 when something is missing. Needs dissect.etl (pip install dissect.etl==3.14).
+Usage: manifest_payloads.py [--etwc PATH] [--perfview DIR] [--per-key N] [--manifest PATH]
+The binary defaults to target/release/etwc (cargo build --release -p etw-classic-cli). Exits 1
+on a disagreement the bytes do not explain or on an event our schema does not fit, 2 when something is
+missing. Needs dissect.etl (pip install dissect.etl==3.14).
 """
 
 import argparse
