@@ -281,6 +281,9 @@ def main():
         print(f"manifest_payloads: {args.etwc} is missing (cargo build --release -p etw-classic-cli)",
               file=sys.stderr)
         return 2
+    if args.manifest and not Path(args.manifest).exists():
+        print(f"manifest_payloads: {args.manifest} is missing", file=sys.stderr)
+        return 2
     started = time.monotonic()
     manifests = Manifests()
     failures = []
