@@ -38,19 +38,17 @@ import os
 import re
 import subprocess
 import sys
-import uuid
 from pathlib import Path
 
 try:
     from dissect.etl.etl import ETL
-    from dissect.util.sid import read_sid
 except ImportError:
     print("kernel_payloads: dissect.etl is not installed (pip install dissect.etl==3.14)", file=sys.stderr)
     sys.exit(2)
 
+from payload_oracle import TRACES, Tally, find_field, normalise
+
 ROOT = Path(__file__).resolve().parents[2]
-TRACES = ["SelfDescribingSingleEvent.etl", "gcevents.etl", "net.4.5.2.x64.etl",
-          "net.4.5.2.x86.etl", "primitive-types.etl"]
 
 
 def ours(example, path, per_key):
@@ -64,44 +62,13 @@ def ours(example, path, per_key):
     return events
 
 
-def normalise(value):
-    """dissect's value as examples/kernel_fields writes ours."""
-    if isinstance(value, (bytes, bytearray)):
-        return bytes(value)
-    if isinstance(value, str):
-        return value
-    if isinstance(value, int):
-        return int(value)
-    if isinstance(value, list):
-        return [normalise(item) for item in value]
-    if hasattr(value, "sid"):
-        return read_sid(value.sid.dumps())
-    return repr(value)
-
-
-def agree(mine, theirs):
-    """Whether our JSON value and dissect's normalised value say the same."""
-    if isinstance(theirs, bytes):
-        if isinstance(mine, str):
-            # 8-bit text, binary (an IPv6 address) which we write as hex, or a GUID, which
-            # dissect leaves as its 16 bytes.
-            return (mine == theirs.rstrip(b"\0").decode("latin-1") or mine == theirs.hex()
-                    or (len(theirs) == 16 and mine == str(uuid.UUID(bytes_le=theirs))))
-        return False
-    if isinstance(theirs, list) and isinstance(mine, list):
-        return len(theirs) == len(mine) and all(agree(a, b) for a, b in zip(mine, theirs))
-    return mine == theirs
-
-
 def our_value(fields, name):
     """Our value of dissect's field `name`: the same name (or the same but for case, dissect
     spelling `Key` as `key`), or element n - 1 of our `Stack` array for dissect's `Stackn` (the
     MOF's 32 separate frames, which the tables hold as one array of the frames the data has)."""
-    if name in fields:
-        return True, fields[name]
-    for ours_name, value in fields.items():
-        if ours_name.lower() == name.lower():
-            return True, value
+    known, value = find_field(fields, name)
+    if known:
+        return known, value
     frame = re.fullmatch(r"Stack(\d+)", name)
     if frame and isinstance(fields.get("Stack"), list):
         index = int(frame.group(1)) - 1
@@ -154,8 +121,7 @@ def main():
             return 2
         mine = ours(args.example, path, args.per_key)
         theirs = dissect_events(path, set(mine))
-        compared = agreeing = 0
-        cannot, dissects = {}, {}
+        tally = Tally()
         for key, event in sorted(mine.items()):
             label = f"{event['event']} v{event['version']}"
             if "error" in event or "rest" in event:
@@ -164,40 +130,13 @@ def main():
                 continue
             fields, struct_len, problem = theirs.get(key, (None, None, "not found by dissect"))
             if problem:
-                cannot.setdefault(f"{label}: {problem[:70]}", 0)
-                cannot[f"{label}: {problem[:70]}"] += 1
+                tally.cannot_decode(f"{label}: {problem[:70]}")
                 continue
-            data_len = len(event["data"]) // 2
-            for field, value in fields.items():
-                compared += 1
-                known, ours_value = our_value(event["fields"], field)
-                if not known:
-                    problem = f"dissect's field `{field}` is not one of ours"
-                else:
-                    if agree(ours_value, value):
-                        agreeing += 1
-                        continue
-                    if isinstance(ours_value, list) and not isinstance(value, list) and ours_value \
-                            and agree(ours_value[0], value):
-                        problem = f"`{field}`: dissect reads one value, the data holds {len(ours_value)}"
-                    else:
-                        problem = f"`{field}`: ours {ours_value!r}, dissect's {value!r}"
-                if struct_len != data_len:
-                    side = "fewer" if struct_len < data_len else "more"
-                    kind = f"{label}: dissect's struct covers {side} bytes than the data"
-                    first = dissects.setdefault(
-                        kind, [0, f"{problem}; dissect's struct {struct_len} bytes, the data "
-                                  f"{data_len}", event["data"]])
-                    first[0] += 1
-                else:
-                    failures.append(f"{name} {key} {label}: {problem}; data {event['data']}")
-        print(f"{name}: {len(mine)} kernel events, {compared} fields dissect decodes, "
-              f"{agreeing} agree")
-        for kind, (count, problem, data) in sorted(dissects.items()):
-            print(f"    dissect's layout: {kind} ({count} fields differ), e.g. {problem}: "
-                  f"{data[:160]}{'...' if len(data) > 160 else ''}")
-        for reason, count in sorted(cannot.items()):
-            print(f"    dissect cannot decode {count}: {reason}")
+            tally.fields(label, event["fields"], fields, struct_len, event["data"], failures,
+                         f"{name} {key}", lookup=our_value)
+        print(f"{name}: {len(mine)} kernel events, {tally.compared} fields dissect decodes, "
+              f"{tally.agreeing} agree")
+        tally.print()
     for failure in failures:
         print(f"DIFFERENCE {failure}")
     return 1 if failures else 0
