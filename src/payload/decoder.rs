@@ -348,6 +348,25 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
                 self.next = index.saturating_add(1);
                 acc = f(acc, self.value_item(index, None, field));
             }
+            // The elements of an array of values (a stack's frames, a list of ids), each
+            // handed on here too; its end and any limit reached are `step`'s.
+            if let Some(&Frame::Array { field, len, next }) = self.frames.last() {
+                let fields: &'s [FieldSchema<N>] = self.fields;
+                if let Some(values) = fields.get(field).filter(|field| !field.is_struct()) {
+                    let mut element = next;
+                    while element < len && self.items_left > 0 && !self.failed {
+                        self.items_left = self.items_left.saturating_sub(1);
+                        let item = self.value_item(field, Some(element), values);
+                        // Below `len`, so no overflow.
+                        element = element.saturating_add(1);
+                        acc = f(acc, item);
+                    }
+                    // An error has closed every frame; otherwise the array is still on top.
+                    if let Some(Frame::Array { next, .. }) = self.frames.last_mut() {
+                        *next = element;
+                    }
+                }
+            }
             match self.step() {
                 Some(item) => acc = f(acc, item),
                 None => return acc,
