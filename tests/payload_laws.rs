@@ -489,6 +489,34 @@ proptest! {
     }
 }
 
+/// A count names the latest of the sixteen integer fields kept: after twenty `UINT8`s (values
+/// 0 to 19), a count taken from field 18 is 18, the same through both walks, while field 2 is
+/// no longer kept and is reported as missing rather than read wrong.
+#[test]
+fn counts_from_the_sixteen_latest_integer_fields() {
+    let names: Vec<String> = (0..20).map(|index| format!("N{index}")).collect();
+    let mut fields: Vec<FieldSchema<&str>> = names
+        .iter()
+        .map(|name| FieldSchema::new(name.as_str(), InType::UINT8))
+        .collect();
+    fields.push(FieldSchema::new("Bytes", InType::UINT8).with_count(Count::FromField(18)));
+    let mut data: Vec<u8> = (0..20).collect();
+    data.extend([0xaa; 18]);
+    let (items, bytes, error, offset) = decode_all(&fields, &data);
+    assert!(error.is_none(), "{error:?}");
+    assert_eq!(items[20], Expected::ArrayStart("Bytes".to_owned(), 18));
+    assert_eq!((bytes, offset), (data.clone(), data.len()));
+
+    fields[20] = FieldSchema::new("Bytes", InType::UINT8).with_count(Count::FromField(2));
+    let (_, _, error, offset) = decode_all(&fields, &data);
+    let error = error.expect("field 2 is no longer kept");
+    assert_eq!((error.field, error.offset, offset), (20, 20, 20));
+    assert_eq!(
+        error.kind,
+        etw_classic::payload::PayloadErrorKind::MissingReference { names: 2 }
+    );
+}
+
 /// Counts and lengths taken from earlier fields, as manifests and MOF classes give them: a
 /// UTF-16 string of `Length` characters and an array of `Count` GUIDs.
 #[test]

@@ -16,6 +16,7 @@
 //!   field, the element and the offset: the items before it stand;
 //! - bytes left after the last field are not an error: [`PayloadDecoder::rest`] gives them.
 
+use crate::invariant::usize_from_u32;
 use crate::payload::schema::{
     subtree_end, Count, FieldSchema, Length, SchemaError, MAX_STRUCT_DEPTH,
 };
@@ -233,11 +234,11 @@ const FRAMES: usize = 3 * MAX_STRUCT_DEPTH + 2;
 #[derive(Clone, Copy, Debug)]
 enum Frame {
     /// A structure's members from `next` on; `left` of them still to decode.
-    Fields { next: usize, left: u16 },
+    Fields { next: u32, left: u16 },
     /// The elements of the array of field `field`.
-    Array { field: usize, len: u32, next: u32 },
+    Array { field: u32, len: u32, next: u32 },
     /// A structure whose members are being decoded; ends once its `Fields` frame is done.
-    Struct { field: usize, element: Option<u32> },
+    Struct { field: u32, element: Option<u32> },
 }
 
 /// The walk over one event's data with its schema: an iterator of [`Item`]s, ending after the
@@ -271,7 +272,7 @@ pub struct PayloadDecoder<'s, 'd, N> {
     frames: heapless::Vec<Frame, FRAMES>,
     /// The latest values of integer fields outside arrays: (field index, value), oldest
     /// overwritten first.
-    recent: [(u16, usize); RECENT],
+    recent: heapless::Vec<(u16, usize), RECENT>,
     recent_next: usize,
     /// Array elements still allowed (see [`PayloadErrorKind::ItemLimit`]).
     items_left: usize,
@@ -293,7 +294,7 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
                 8
             },
             frames: heapless::Vec::new(),
-            recent: [(u16::MAX, 0); RECENT],
+            recent: heapless::Vec::new(),
             recent_next: 0,
             items_left: data.len().saturating_mul(8).max(1 << 16),
             failed: false,
@@ -351,6 +352,7 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
             // The elements of an array of values (a stack's frames, a list of ids), each
             // handed on here too; its end and any limit reached are `step`'s.
             if let Some(&Frame::Array { field, len, next }) = self.frames.last() {
+                let field = usize_from_u32(field);
                 let fields: &'s [FieldSchema<N>] = self.fields;
                 if let Some(values) = fields.get(field).filter(|field| !field.is_struct()) {
                     let mut element = next;
@@ -403,19 +405,23 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
         let Ok(field) = u16::try_from(field) else {
             return;
         };
-        if let Some(slot) = self.recent.get_mut(self.recent_next) {
-            *slot = (field, start);
+        // Filled in order first; once full, the oldest (at `recent_next`) is overwritten.
+        if let Err(entry) = self.recent.push((field, start)) {
+            if let Some(slot) = self.recent.get_mut(self.recent_next) {
+                *slot = entry;
+            }
+            self.recent_next = self.recent_next.wrapping_add(1) & (RECENT - 1);
         }
-        self.recent_next = self.recent_next.wrapping_add(1) & (RECENT - 1);
     }
 
     /// The latest value of field `names`, as a count or length.
     fn reference(&mut self, names: u16) -> Result<u32, PayloadErrorKind> {
-        // Newest first: the slots before `recent_next`, then those from the end back to it.
-        let (latest, wrapped) = self
-            .recent
+        // Newest first: the slots before `recent_next`, then those from the end back to it
+        // (all of them from the end while the slots are not yet full, `recent_next` being 0).
+        let recent: &[(u16, usize)] = &self.recent;
+        let (latest, wrapped) = recent
             .split_at_checked(self.recent_next)
-            .unwrap_or((&self.recent, &[]));
+            .unwrap_or((recent, &[]));
         let found = latest
             .iter()
             .rev()
@@ -502,7 +508,7 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
             let top = self.frames.last_mut()?;
             match top {
                 Frame::Fields { next, left } => {
-                    let index = *next;
+                    let index = usize_from_u32(*next);
                     if *left == 0 {
                         self.frames.pop();
                         continue;
@@ -516,7 +522,8 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
                         continue;
                     };
                     if !field.is_struct() && field.count == Count::One {
-                        *next = index.saturating_add(1);
+                        // Below the field count, which `frame_index` held to a `u32`.
+                        *next = next.saturating_add(1);
                         return Some(self.value_item(index, None, field));
                     }
                     let Some(after) = self.after(index) else {
@@ -526,19 +533,22 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
                         });
                         return Some(Err(self.error(index, None, kind)));
                     };
+                    let Ok(after) = u32::try_from(after) else {
+                        return Some(Err(self.too_many_fields(after, None)));
+                    };
                     if let Some(Frame::Fields { next, .. }) = self.frames.last_mut() {
                         *next = after;
                     }
                     return Some(self.begin_field(index));
                 }
                 Frame::Struct { field, element } => {
-                    let (field, element) = (*field, *element);
+                    let (field, element) = (usize_from_u32(*field), *element);
                     self.frames.pop();
                     let at = self.at;
                     return self.item(field, element, at, ItemKind::StructEnd).map(Ok);
                 }
                 Frame::Array { field, len, next } => {
-                    let field = *field;
+                    let field = usize_from_u32(*field);
                     if *next >= *len {
                         self.frames.pop();
                         let at = self.at;
@@ -582,6 +592,17 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
         Ok(())
     }
 
+    /// A field index as a frame keeps it.
+    fn frame_index(&mut self, index: usize, element: Option<u32>) -> Result<u32, PayloadError> {
+        u32::try_from(index).map_err(|_| self.too_many_fields(index, element))
+    }
+
+    #[cold]
+    fn too_many_fields(&mut self, index: usize, element: Option<u32>) -> PayloadError {
+        let kind = PayloadErrorKind::Schema(SchemaError::TooManyFields { count: index });
+        self.error(index, element, kind)
+    }
+
     /// The first item of the field at `index`: its value, or the start of its array or
     /// structure.
     fn begin_field(&mut self, index: usize) -> Result<Item<'s, 'd, N>, PayloadError> {
@@ -620,11 +641,12 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
                 return Err(self.error(index, None, kind));
             }
         }
+        let field = self.frame_index(index, None)?;
         self.push(
             index,
             None,
             Frame::Array {
-                field: index,
+                field,
                 len,
                 next: 0,
             },
@@ -646,16 +668,17 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
         };
         let start = self.at;
         if field.is_struct() {
+            let structure = self.frame_index(index, element)?;
             self.push(
                 index,
                 element,
                 Frame::Struct {
-                    field: index,
+                    field: structure,
                     element,
                 },
             )?;
             let members = Frame::Fields {
-                next: index.saturating_add(1),
+                next: self.frame_index(index.saturating_add(1), element)?,
                 left: field.members,
             };
             self.push(index, element, members)?;
