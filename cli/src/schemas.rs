@@ -259,7 +259,9 @@ fn rows(registry: &Registry, census: &mut Census) -> Vec<Row> {
                 let event = counts.kernel;
                 rows.push(Row {
                     source: SchemaSource::Kernel,
-                    provider: PROVIDER_NAME.to_owned(),
+                    provider: event
+                        .map_or(PROVIDER_NAME, |event| event.provider_name)
+                        .to_owned(),
                     event: event.map(|event| event.event_name().to_string()),
                     fields: event.map_or(0, |event| event.fields.len()),
                     key: json!({"class": class.to_string(), "type": event_type, "version": version}),

@@ -395,9 +395,15 @@ const X64_EVENTINFO: &str = "
     Microsoft-Windows-Kernel-File/Create:562
     Microsoft-Windows-Kernel-Process/ProcessStart/Start:1
     Microsoft-Windows-Kernel-Process/ProcessStop/Stop:1";
-/// And for kernel events, decoded by the built-in classes. (PerfInfo/Sample is left out: the
-/// baseline's 6320 is not the number of sample events the file holds.)
+/// And for kernel events, decoded by the built-in classes, KernelTraceControl's among them.
+/// (PerfInfo/Sample is left out: the baseline's 6320 is not the number of sample events the
+/// file holds.)
 const X64_KERNEL: &str = "
+    KernelTraceControl/ImageID:3590
+    KernelTraceControl/ImageID/DbgID_ILRSDS:44
+    KernelTraceControl/ImageID/DbgID_RSDS:3534
+    KernelTraceControl/ImageID/FileVersion:705
+    KernelTraceControl/ImageID/None:12
     Windows Kernel/DiskIO/Read:1208
     Windows Kernel/DiskIO/WriteInit:21
     Windows Kernel/EventTrace:1
@@ -429,6 +435,11 @@ const X86_EVENTINFO: &str = "
     Microsoft-Windows-Kernel-EventTracing/ETW_TASK_PROVIDER/ETW_OPCODE_REGISTER:38
     Microsoft-Windows-Kernel-File/Create:968";
 const X86_KERNEL: &str = "
+    KernelTraceControl/ImageID:3728
+    KernelTraceControl/ImageID/DbgID_ILRSDS:42
+    KernelTraceControl/ImageID/DbgID_RSDS:3680
+    KernelTraceControl/ImageID/FileVersion:680
+    KernelTraceControl/ImageID/None:6
     Windows Kernel/DiskIO/Read:2339
     Windows Kernel/Image/DCStop:1820
     Windows Kernel/Memory/HardFault:394
@@ -436,9 +447,6 @@ const X86_KERNEL: &str = "
     Windows Kernel/TcpIp/Accept:1
     Windows Kernel/Thread/Stop:29
     Windows Kernel/UdpIp/Send:16";
-
-/// COUNT KernelTraceControl/ImageID of the net.4.5.2.x86 baseline (3590 in the x64 one).
-const X86_IMAGE_ID: u64 = 3728;
 
 #[test]
 fn schemas_of_the_merged_traces() {
@@ -472,24 +480,16 @@ fn schemas_of_the_merged_traces() {
             created["place"].as_str().unwrap().contains(name),
             "{created}"
         );
-        // Events named by PerfView but not described in the trace are counted undecoded,
-        // by provider: KernelTraceControl's ImageID events (COUNT KernelTraceControl/ImageID)
-        // among them.
+        // Events not described are counted undecoded, by provider: KernelTraceControl's
+        // ImageID events (class b3e675d7-2554-4f18-830b-2762732560de) are not among them.
         let undecoded = report["undecoded"].as_array().unwrap();
-        let image_id = undecoded
-            .iter()
-            .find(|row| {
-                row["reason"]
-                    == "no schema for event class b3e675d7-2554-4f18-830b-2762732560de type 0 \
-                        version 2"
-            })
-            .unwrap();
-        let expected = if name.contains("x64") {
-            3590
-        } else {
-            X86_IMAGE_ID
-        };
-        assert_eq!(image_id["events"], expected, "{image_id}");
+        assert!(
+            undecoded.iter().all(|row| !row["reason"]
+                .as_str()
+                .unwrap()
+                .contains("b3e675d7-2554-4f18-830b-2762732560de")),
+            "{undecoded:?}"
+        );
         let decoded = report["decoded_events"].as_u64().unwrap();
         let total: u64 = undecoded
             .iter()
@@ -575,14 +575,17 @@ fn stats_count_by_provider_and_event_name() {
         stats["provider_names"]["Microsoft-Windows-Kernel-File"],
         562
     );
-    // Unnamed events are counted under their provider GUID, in both: KernelTraceControl's
-    // ImageID events (COUNT KernelTraceControl/ImageID...: 3590 + 44 + 3534 + 705 + 12).
-    let image_id = "b3e675d7-2554-4f18-830b-2762732560de";
+    // KernelTraceControl's ImageID events by their provider name (COUNT
+    // KernelTraceControl/ImageID...: 3590 + 44 + 3534 + 705 + 12).
     assert_eq!(
-        stats["provider_names"][image_id],
+        stats["provider_names"]["KernelTraceControl"],
         3590 + 44 + 3534 + 705 + 12
     );
-    assert_eq!(stats["event_names"][image_id], 3590 + 44 + 3534 + 705 + 12);
+    // Unnamed events are counted under their provider GUID, in both: the SysConfig event of
+    // type 37 (COUNT Windows Kernel/SysConfig/Opcode(37):1).
+    let sys_config = "9b79ee91-b5fd-41c0-a243-4248e266e9d0";
+    assert_eq!(stats["provider_names"][sys_config], 1);
+    assert_eq!(stats["event_names"][sys_config], 1);
     let sum = |object: &Value| -> u64 {
         object
             .as_object()
@@ -712,9 +715,30 @@ fn chrome_names_events_processes_and_spans() {
         assert!(events.iter().any(|event| event["ph"] == "i"
             && event["name"] == "Windows Kernel/Thread/DCStart"
             && event["cat"] == "Windows Kernel"));
-        // An event no schema names keeps its header's name.
+        assert!(names.contains(&"KernelTraceControl/ImageID"), "{names:?}");
+        // An event no schema names keeps its header's name: the SysConfig event of type 37
+        // (COUNT Windows Kernel/SysConfig/Opcode(37):1), among its class's 13 events.
+        let text = etwc_on(
+            "etl",
+            &file,
+            &[
+                "--format",
+                "chrome",
+                "--provider",
+                "9b79ee91-b5fd-41c0-a243-4248e266e9d0",
+            ],
+        );
+        let trace: Value = serde_json::from_str(&text).unwrap();
+        let names: Vec<&str> = trace["traceEvents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|event| event["ph"] == "i")
+            .map(|event| event["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names.len(), 13, "{names:?}");
         assert!(
-            names.contains(&"b3e675d7-2554-4f18-830b-2762732560de INFO"),
+            names.contains(&"9b79ee91-b5fd-41c0-a243-4248e266e9d0 type 37"),
             "{names:?}"
         );
         // An event its MetaData/EventInfo describes.

@@ -601,7 +601,7 @@ impl Identified<'_, '_> {
     pub fn provider_name(&self) -> Option<&str> {
         match self {
             Self::Schema(schema) => schema.provider_name.as_deref(),
-            Self::Kernel(_) => Some(kernel::PROVIDER_NAME),
+            Self::Kernel(event) => Some(event.provider_name),
             Self::TraceLogging { provider, .. } => *provider,
         }
     }
@@ -687,7 +687,7 @@ fn decode_kernel(event: &KernelEvent, data: &[u8], bitness: Bitness) -> Decoded 
     let name = event.event_name();
     Decoded {
         source: Some(SchemaSource::Kernel),
-        provider_name: Some(kernel::PROVIDER_NAME.to_owned()),
+        provider_name: Some(event.provider_name.to_owned()),
         event_name: Some(name.to_string()),
         task_name: Some(event.task_name.to_owned()),
         opcode_name: name.opcode.map(str::to_owned),
