@@ -197,9 +197,15 @@ fn schemas_of_gcevents_with_and_without_the_runtime_manifest() {
         && row["reason"]
             == "no schema for provider e13c0d23-ccbc-4e12-931b-d9cc2eee27e4 event id 5 version 1"));
 
-    // With the runtime's manifest, its events are named as PerfView names them and counted as
-    // its baseline counts them. (The trace's AllocationTick version 4, MarkWithType and the
-    // other events the manifest does not describe at their version stay undecoded.)
+    // With the runtime's manifest, its events are counted as PerfView's baseline counts them,
+    // named by the manifest's `name` attributes of their tasks and opcodes (as the
+    // EventInfo Windows writes names them), where PerfView prints their messages: `GC` is
+    // `<task name="GarbageCollection"`, `CreateSegment` `<opcode name="GCCreateSegment"`,
+    // `FinalizersStart`/`Stop` `GCFinalizersBegin`/`End`, `RestartEEStart`/`Stop`
+    // `GCRestartEEBegin`/`End`, `SuspendEEStart`/`Stop` `GCSuspendEEBegin`/`End`, `Runtime`
+    // `<task name="CLRRuntimeInformation"`. (The trace's AllocationTick version 4,
+    // MarkWithType and the other events the manifest does not describe at their version stay
+    // undecoded.)
     let Some(man) = manifest(&file) else {
         return;
     };
@@ -208,19 +214,19 @@ fn schemas_of_gcevents_with_and_without_the_runtime_manifest() {
     check_counts(
         &rows,
         "manifest",
-        "Microsoft-Windows-DotNETRuntime/GC/CreateSegment:7
-         Microsoft-Windows-DotNETRuntime/GC/FinalizeObject:6
-         Microsoft-Windows-DotNETRuntime/GC/FinalizersStart:3
-         Microsoft-Windows-DotNETRuntime/GC/FinalizersStop:3
-         Microsoft-Windows-DotNETRuntime/GC/PinObjectAtGCTime:2
-         Microsoft-Windows-DotNETRuntime/GC/RestartEEStart:2
-         Microsoft-Windows-DotNETRuntime/GC/RestartEEStop:2
-         Microsoft-Windows-DotNETRuntime/GC/Start:2
-         Microsoft-Windows-DotNETRuntime/GC/Stop:2
-         Microsoft-Windows-DotNETRuntime/GC/SuspendEEStart:2
-         Microsoft-Windows-DotNETRuntime/GC/SuspendEEStop:2
-         Microsoft-Windows-DotNETRuntime/GC/Triggered:2
-         Microsoft-Windows-DotNETRuntime/Runtime/Start:1",
+        "Microsoft-Windows-DotNETRuntime/GarbageCollection/GCCreateSegment:7
+         Microsoft-Windows-DotNETRuntime/GarbageCollection/FinalizeObject:6
+         Microsoft-Windows-DotNETRuntime/GarbageCollection/GCFinalizersBegin:3
+         Microsoft-Windows-DotNETRuntime/GarbageCollection/GCFinalizersEnd:3
+         Microsoft-Windows-DotNETRuntime/GarbageCollection/PinObjectAtGCTime:2
+         Microsoft-Windows-DotNETRuntime/GarbageCollection/GCRestartEEBegin:2
+         Microsoft-Windows-DotNETRuntime/GarbageCollection/GCRestartEEEnd:2
+         Microsoft-Windows-DotNETRuntime/GarbageCollection/Start:2
+         Microsoft-Windows-DotNETRuntime/GarbageCollection/Stop:2
+         Microsoft-Windows-DotNETRuntime/GarbageCollection/GCSuspendEEBegin:2
+         Microsoft-Windows-DotNETRuntime/GarbageCollection/GCSuspendEEEnd:2
+         Microsoft-Windows-DotNETRuntime/GarbageCollection/Triggered:2
+         Microsoft-Windows-DotNETRuntime/CLRRuntimeInformation/Start:1",
     );
     // Every event the manifest describes (each `<event` element) is listed, whether it
     // decoded events or not.
@@ -240,7 +246,7 @@ fn schemas_of_gcevents_with_and_without_the_runtime_manifest() {
     let segments = versions(
         &rows,
         "manifest",
-        "Microsoft-Windows-DotNETRuntime/GC/CreateSegment",
+        "Microsoft-Windows-DotNETRuntime/GarbageCollection/GCCreateSegment",
     );
     let keys: Vec<(&Value, &Value)> = segments
         .iter()
@@ -285,7 +291,8 @@ fn manifest(beside: &Path) -> Option<PathBuf> {
     path
 }
 
-/// `etwc etl gcevents.etl --manifest ClrEtwAll.man`: the GC/CreateSegment events, with the
+/// `etwc etl gcevents.etl --manifest ClrEtwAll.man`: the GC/CreateSegment events (named
+/// `GarbageCollection/GCCreateSegment` by the manifest's `name` attributes), with the
 /// values PerfView's gcevents baseline prints for the first five of them (`Address`, `Size`,
 /// `Type`, `ClrInstanceID`; `Type` 3, which the baseline names PinnedObjectHeap, is a value
 /// this manifest's `GCSegmentTypeMap` does not name).
@@ -303,7 +310,7 @@ fn a_manifest_given_decodes_gc_create_segment() {
             "--manifest",
             man.to_str().unwrap(),
             "--event",
-            "GC/CreateSegment",
+            "GarbageCollection/GCCreateSegment",
         ],
     );
     assert_eq!(decoded.len(), 7);
@@ -332,7 +339,7 @@ fn a_manifest_given_decodes_gc_create_segment() {
     ];
     for (event, (address, size, kind)) in decoded.iter().zip(expected) {
         assert_eq!(event["provider_name"], "Microsoft-Windows-DotNETRuntime");
-        assert_eq!(event["event_name"], "GC/CreateSegment");
+        assert_eq!(event["event_name"], "GarbageCollection/GCCreateSegment");
         assert_eq!(
             event["fields"],
             json!({"Address": address, "Size": size, "Type": kind, "ClrInstanceID": 8})
@@ -347,14 +354,15 @@ fn a_manifest_given_decodes_gc_create_segment() {
             "--manifest",
             man.to_str().unwrap(),
             "--event",
-            "GC/CreateSegment",
+            "GarbageCollection/GCCreateSegment",
             "--limit",
             "2",
         ],
     );
     assert!(
         table.lines().nth(2).unwrap().ends_with(
-            "Microsoft-Windows-DotNETRuntime/GC/CreateSegment Address=1859502735400 \
+            "Microsoft-Windows-DotNETRuntime/GarbageCollection/GCCreateSegment \
+             Address=1859502735400 \
              Size=4194264 Type=SmallObjectHeap ClrInstanceID=8"
         ),
         "{table}"
