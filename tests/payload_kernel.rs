@@ -1246,8 +1246,9 @@ fn image_id_events_agree_with_perfviews_baselines() {
 /// 8. The data is made up: zeros, then `a` and a NUL in the string's encoding.
 #[test]
 fn image_id_strings_start_where_perfviews_accessors_read_them() {
-    // (event type, version, field, n, pointers, bytes of "a" and its NUL)
-    let checks: [(u8, u16, &str, usize, usize, &[u8]); 4] = [
+    /// Event type, version, field, `n`, pointers, the bytes of "a" and its NUL.
+    type Check = (u8, u16, &'static str, usize, usize, &'static [u8]);
+    let checks: [Check; 4] = [
         (0x00, 2, "OriginalFileName", 16, 2, &[b'a', 0, 0, 0]),
         (0x24, 2, "PDBFileName", 28, 1, &[b'a', 0]),
         (0x25, 2, "PDBFileName", 28, 1, &[b'a', 0]),

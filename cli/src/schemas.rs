@@ -175,6 +175,14 @@ impl Census {
                                 ),
                                 None,
                             ),
+                            // `check` refuses a description; counted undecoded all the same.
+                            Identified::Description(description) => {
+                                *census
+                                    .undecoded
+                                    .entry((label(), description.what.to_owned()))
+                                    .or_default() += 1;
+                                continue;
+                            }
                         };
                         let counts = census.rows.entry(key).or_default();
                         if counts.first_place.is_none() {
@@ -319,6 +327,11 @@ fn provider_names(registry: &Registry) -> HashMap<String, String> {
             names.insert(guid.to_string(), name.to_string());
         }
     }
+    // The MetaData descriptions, which no schema describes (PerfView's name for them).
+    names.insert(
+        etw_classic::payload::METADATA_GUID.to_string(),
+        etw_classic::payload::kernel::CONTROL_PROVIDER_NAME.to_owned(),
+    );
     names
 }
 

@@ -498,6 +498,23 @@ fn schemas_of_the_merged_traces() {
                 .contains("b3e675d7-2554-4f18-830b-2762732560de")),
             "{undecoded:?}"
         );
+        // The MetaData descriptions are counted undecoded, named, and say why (COUNT
+        // KernelTraceControl/MetaData/EventInfo:61 in both baselines).
+        let event_info = undecoded
+            .iter()
+            .find(|row| {
+                row["reason"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("a description (TRACE_EVENT_INFO)")
+            })
+            .unwrap();
+        assert_eq!(event_info["events"], 61, "{event_info}");
+        assert_eq!(event_info["provider_name"], "KernelTraceControl");
+        assert!(event_info["reason"]
+            .as_str()
+            .unwrap()
+            .contains("read as a schema"));
         let decoded = report["decoded_events"].as_u64().unwrap();
         let total: u64 = undecoded
             .iter()
@@ -555,9 +572,10 @@ fn filters_by_name_on_a_merged_trace() {
         count(&file, &["--process", "perfview,NoSuchProcess"]),
         by_pid
     );
-    // PerfView's own provider, by its name: its events the trace's manifest names (COUNT
-    // PerfView/... sum to 108, of which the 2 ManifestData events carry the manifest).
-    assert_eq!(count(&file, &["--provider", "PerfView"]), 108 - 2);
+    // PerfView's own provider, by its name: its events the trace's manifest names and the 2
+    // ManifestData events that carry the manifest (COUNT PerfView/... sum to 108).
+    assert_eq!(count(&file, &["--provider", "PerfView"]), 108);
+    assert_eq!(count(&file, &["--event", "PerfView/ManifestData"]), 2);
     assert_eq!(
         count(&file, &["--provider", "PerfView", "--event", "PerfViewLog"]),
         53
@@ -578,16 +596,33 @@ fn stats_count_by_provider_and_event_name() {
         };
         assert_eq!(events[name], expected.parse::<u64>().unwrap(), "{name}");
     }
-    assert_eq!(stats["provider_names"]["PerfView"], 108 - 2);
+    assert_eq!(stats["provider_names"]["PerfView"], 108);
     assert_eq!(
         stats["provider_names"]["Microsoft-Windows-Kernel-File"],
         562
     );
-    // KernelTraceControl's ImageID events by their provider name (COUNT
-    // KernelTraceControl/ImageID...: 3590 + 44 + 3534 + 705 + 12).
+    // KernelTraceControl's events by their provider name: ImageID (COUNT
+    // KernelTraceControl/ImageID...: 3590 + 44 + 3534 + 705 + 12) and the MetaData
+    // descriptions, named though not shown as fields (COUNT
+    // KernelTraceControl/MetaData/EventInfo:61, EventMapInfo:24).
     assert_eq!(
         stats["provider_names"]["KernelTraceControl"],
-        3590 + 44 + 3534 + 705 + 12
+        3590 + 44 + 3534 + 705 + 12 + 61 + 24
+    );
+    assert_eq!(
+        stats["event_names"]["KernelTraceControl/MetaData/EventInfo"],
+        61
+    );
+    assert_eq!(
+        stats["event_names"]["KernelTraceControl/MetaData/EventMapInfo"],
+        24
+    );
+    // The EventSource manifests' chunks, by their providers' names (COUNT
+    // PerfView/ManifestData:2, ...FrameworkEventSource/ManifestData:1).
+    assert_eq!(stats["event_names"]["PerfView/ManifestData"], 2);
+    assert_eq!(
+        stats["event_names"]["System.Diagnostics.Eventing.FrameworkEventSource/ManifestData"],
+        1
     );
     // Unnamed events are counted under their provider GUID, in both: the SysConfig event of
     // type 37 (COUNT Windows Kernel/SysConfig/Opcode(37):1).
