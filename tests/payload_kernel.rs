@@ -1,14 +1,19 @@
 //! The kernel's built-in classes on the five PerfView traces.
 //!
 //! 1. Every kernel event (`SYSTEM`, `COMPACT`, `PERFINFO` headers, and classic `FULL_HEADER`
-//!    events of a kernel class GUID) whose class, type and version the tables hold decodes
+//!    events of a class GUID of the tables, KernelTraceControl's `SysConfig` and `ImageID`
+//!    among them) whose class, type and version the tables hold decodes
 //!    with no error and no byte left over; the events the tables do not hold are exactly the
 //!    ones listed in [`NOT_IN_TABLES`], each with the reason.
 //! 2. Values PerfView's own test baselines print for these traces
 //!    (`src/TraceEvent/TraceEvent.Tests/inputs/net.4.5.2.x64.baseline.txt` and `...x86...` in
 //!    microsoft/perfview, MIT): each expected value below quotes the baseline's line.
 //! 3. The sizes of fixed-size events on 32- and 64-bit loggers, against the length checks of
-//!    PerfView's `KernelTraceEventParser.cs`.
+//!    PerfView's `KernelTraceEventParser.cs` and `SymbolTraceEventParser.cs`, and where the
+//!    strings of KernelTraceControl's `ImageID` events start on each.
+//! 4. KernelTraceControl's `ImageID` events: their counts by name against the baselines'
+//!    `COUNT` lines, their values against the baselines' sample lines, and the `ProcessID`
+//!    each `DbgID` event holds against its header's.
 //!
 //! The comparison of every field with dissect.etl's decoding is
 //! `tools/etl-crosscheck/kernel_payloads.py`.
@@ -45,6 +50,8 @@ struct KernelData {
     data: Vec<u8>,
     /// Where it is: buffer index and offset in the buffer.
     at: (usize, usize),
+    /// The header's `ProcessId`, for the classic events.
+    process_id: Option<u32>,
 }
 
 /// Every kernel event of the trace `name` (`None` when the trace cannot be read): the
@@ -61,6 +68,7 @@ fn kernel_events(name: &str) -> Option<Vec<KernelData>> {
         for event in events.events() {
             let event = event.unwrap();
             let bitness = event.header_type.bitness();
+            let mut process_id = None;
             let (class, event_type, version, data) = match event.kind() {
                 EventKind::System { header, data, .. } => {
                     let hook = HookId(header.hook_id);
@@ -92,6 +100,7 @@ fn kernel_events(name: &str) -> Option<Vec<KernelData>> {
                 EventKind::Full { header, data } => {
                     let guid = header.guid.guid();
                     let class = kernel::class_of(guid).map(|class| class.guid);
+                    process_id = Some(header.process_id);
                     (class, header.class.event_type.0, header.class.version, data)
                 }
                 _ => continue,
@@ -104,6 +113,7 @@ fn kernel_events(name: &str) -> Option<Vec<KernelData>> {
                 bitness: bitness.unwrap(),
                 data: data.to_vec(),
                 at: (index, event.offset),
+                process_id,
             });
         }
     }
@@ -235,6 +245,7 @@ fn render(value: &Value<'_>, out_type: OutType) -> Result<u64, String> {
         Value::I64(v) => v as u64,
         Value::Utf16(text) => return Err(text.chars().collect()),
         Value::Ansi(text) => return Err(String::from_utf8_lossy(text).into_owned()),
+        Value::Guid(guid) => return Err(guid.to_string()),
         Value::Binary(bytes) if out_type == OutType::IPV6 => {
             let groups: Vec<String> = bytes
                 .chunks(2)
@@ -971,9 +982,9 @@ fn fixed_size(event: &kernel::KernelEvent, pointer_size: u8) -> Option<u64> {
 /// the traces hold no kernel event of (their kernel events are 64-bit but for two).
 #[test]
 fn fixed_sizes_agree_with_perfviews_length_checks() {
-    use kernel::{FILE_IO, PERF_INFO, PROCESS, SYSTEM_CONFIG, TCP_IP, THREAD, UDP_IP};
+    use kernel::{FILE_IO, IMAGE_ID, PERF_INFO, PROCESS, SYSTEM_CONFIG, TCP_IP, THREAD, UDP_IP};
     // (class, event type, version, n, pointers, PerfView's class)
-    let checks: [(Guid, u8, u16, u64, u64, &str); 18] = [
+    let checks: [(Guid, u8, u16, u64, u64, &str); 21] = [
         (PROCESS, 32, 2, 60, 11, "ProcessCtrTraceData"),
         (THREAD, 1, 2, 40, 7, "ThreadTraceData"),
         (FILE_IO, 65, 2, 16, 4, "FileIOSimpleOpTraceData"),
@@ -992,6 +1003,11 @@ fn fixed_sizes_agree_with_perfviews_length_checks() {
         (PERF_INFO, 67, 2, 16, 1, "ISRTraceData"),
         (PERF_INFO, 68, 2, 12, 1, "DPCTraceData"),
         (SYSTEM_CONFIG, 10, 2, 804, 1, "SystemConfigCPUTraceData"),
+        // SymbolTraceEventParser.cs: `Validate`'s `EventDataLength == HostOffset(16, 1)` and
+        // `HostOffset(8, 1)`; the `None` events hold DbgDeterm's layout.
+        (IMAGE_ID, 0x26, 2, 16, 1, "DbgPPDBTraceData"),
+        (IMAGE_ID, 0x28, 2, 8, 1, "DbgDetermTraceData"),
+        (IMAGE_ID, 0x20, 2, 8, 1, "DbgDetermTraceData"),
     ];
     for (class, event_type, version, n, pointers, perfview) in checks {
         let event = kernel::lookup(class, event_type, version)
@@ -1005,6 +1021,264 @@ fn fixed_sizes_agree_with_perfviews_length_checks() {
                 event.event_name(),
                 event.mof_class
             );
+        }
+    }
+}
+
+/// Test 4: KernelTraceControl's `ImageID` events of the two net traces. The counts are the
+/// baselines' `COUNT KernelTraceControl/ImageID...` lines (7,885 events in x64: `ImageID:3590`,
+/// `DbgID_ILRSDS:44`, `DbgID_RSDS:3534`, `FileVersion:705`, `None:12`; in x86 `ImageID:3728`,
+/// `DbgID_ILRSDS:42`, `DbgID_RSDS:3680`, `FileVersion:680`, `None:6`), the values the sample
+/// lines quoted below. Every event also decodes to its last byte (test 1).
+#[test]
+fn image_id_events_agree_with_perfviews_baselines() {
+    let counts: [(&str, [(&str, usize); 5]); 2] = [
+        (
+            "net.4.5.2.x64.etl",
+            [
+                ("ImageID", 3590),
+                ("ImageID/DbgID_ILRSDS", 44),
+                ("ImageID/DbgID_RSDS", 3534),
+                ("ImageID/FileVersion", 705),
+                ("ImageID/None", 12),
+            ],
+        ),
+        (
+            "net.4.5.2.x86.etl",
+            [
+                ("ImageID", 3728),
+                ("ImageID/DbgID_ILRSDS", 42),
+                ("ImageID/DbgID_RSDS", 3680),
+                ("ImageID/FileVersion", 680),
+                ("ImageID/None", 6),
+            ],
+        ),
+    ];
+    for (name, expected) in counts {
+        let Some(events) = kernel_events(name) else {
+            continue;
+        };
+        let mut found: BTreeMap<String, usize> = BTreeMap::new();
+        for event in events
+            .iter()
+            .filter(|event| event.class == kernel::IMAGE_ID)
+        {
+            let schema = kernel::lookup(event.class, event.event_type, event.version)
+                .unwrap_or_else(|| {
+                    panic!(
+                        "{name}: ImageID type {} version {}",
+                        event.event_type, event.version
+                    )
+                });
+            assert_eq!(schema.provider_name, "KernelTraceControl");
+            *found.entry(schema.event_name().to_string()).or_default() += 1;
+            // Every event but `FileVersion` holds a `ProcessID`, which is the process the
+            // header names.
+            if event.event_type != 0x40 {
+                let fields = schema.fields_for(event.data.len(), event.bitness);
+                let pid = PayloadDecoder::new(&fields, &event.data, event.bitness)
+                    .map(Result::unwrap)
+                    .find(|item| item.field.name == "ProcessID")
+                    .and_then(|item| match item.kind {
+                        ItemKind::Value(Value::U32(pid)) => Some(pid),
+                        _ => None,
+                    });
+                assert_eq!(pid, event.process_id, "{name}: {}", schema.event_name());
+            }
+        }
+        let expected: BTreeMap<String, usize> = expected
+            .iter()
+            .map(|(event, count)| (event.to_string(), *count))
+            .collect();
+        assert_eq!(found, expected, "{name}");
+    }
+
+    if let Some(events) = kernel_events("net.4.5.2.x64.etl") {
+        let trace = "net.4.5.2.x64";
+        // "KernelTraceControl/ImageID/FileVersion PID=4; ... DataLen=322; ImageSize=1,404,928;
+        // TimeDateStamp=1,343,270,522; ... OrigFileName=ntdll.dll; FileDescription=NT Layer DLL;
+        // FileVersion=6.2.9200.16384 (win8...; BinFileVersion=6.2.9200.16384; VerLanguage=1033;
+        // ProductName=Microsoft® Windows® ...; CompanyName=Microsoft Corporatio...;
+        // ProductVersion=6.2.9200.16384; FileId=; ProgramId="
+        assert_event(
+            &events,
+            trace,
+            "ImageID/FileVersion",
+            &[
+                ("ImageSize", Is::Num(1_404_928)),
+                ("TimeDateStamp", Is::Num(1_343_270_522)),
+                ("OrigFileName", Is::Text("ntdll.dll")),
+                ("FileDescription", Is::Text("NT Layer DLL")),
+                ("FileVersion", Is::Starts("6.2.9200.16384 (win8")),
+                ("BinFileVersion", Is::Text("6.2.9200.16384")),
+                ("VerLanguage", Is::Text("1033")),
+                ("ProductName", Is::Starts("Microsoft® Windows® ")),
+                ("CompanyName", Is::Starts("Microsoft Corporatio")),
+                ("ProductVersion", Is::Text("6.2.9200.16384")),
+                ("FileId", Is::Text("")),
+                ("ProgramId", Is::Text("")),
+            ],
+        );
+        // "KernelTraceControl/ImageID PID=4; ... DataLen=44; ImageBase=0x77710000;
+        // ImageSize=1,404,928; ProcessID=0; TimeDateStamp=1,343,270,522; ...
+        // OriginalFileName=ntdll.dll". PerfView prints `ProcessID=0` whatever the data holds
+        // (its `PayloadValue(2)` returns the constant 0, "seems to always be 0"); the data
+        // holds the header's process, 4, checked above with every other event's.
+        assert_event(
+            &events,
+            trace,
+            "ImageID",
+            &[
+                ("ImageBase", Is::Num(0x7771_0000)),
+                ("ImageSize", Is::Num(1_404_928)),
+                ("ProcessID", Is::Num(4)),
+                ("TimeDateStamp", Is::Num(1_343_270_522)),
+                ("OriginalFileName", Is::Text("ntdll.dll")),
+            ],
+        );
+        // "KernelTraceControl/ImageID PID=0; ... DataLen=50; ImageBase=0xfffff80021489000;
+        // ImageSize=7,634,944; ProcessID=0; TimeDateStamp=1,343,269,963; ...
+        // OriginalFileName=ntkrnlmp.exe"
+        assert_event(
+            &events,
+            trace,
+            "ImageID",
+            &[
+                ("ImageBase", Is::Num(0xffff_f800_2148_9000)),
+                ("ImageSize", Is::Num(7_634_944)),
+                ("TimeDateStamp", Is::Num(1_343_269_963)),
+                ("OriginalFileName", Is::Text("ntkrnlmp.exe")),
+            ],
+        );
+        // "KernelTraceControl/ImageID/DbgID_RSDS PID=4; ... DataLen=43; ImageBase=0x77710000;
+        // GuidSig=ec83d8df-5559-46e0-b...; Age=2; PDBFileName=wntdll.pdb"
+        assert_event(
+            &events,
+            trace,
+            "ImageID/DbgID_RSDS",
+            &[
+                ("ImageBase", Is::Num(0x7771_0000)),
+                ("GuidSig", Is::Starts("ec83d8df-5559-46e0-b")),
+                ("Age", Is::Num(2)),
+                ("PDBFileName", Is::Text("wntdll.pdb")),
+            ],
+        );
+        // "KernelTraceControl/ImageID/DbgID_ILRSDS PID=3988; ... DataLen=45;
+        // ImageBase=0x05fa0000; GuidSig=46c7f945-589d-4bf7-b...; Age=1; PDBFileName=mscorlib.pdb"
+        assert_event(
+            &events,
+            trace,
+            "ImageID/DbgID_ILRSDS",
+            &[
+                ("ImageBase", Is::Num(0x05fa_0000)),
+                ("GuidSig", Is::Starts("46c7f945-589d-4bf7-b")),
+                ("Age", Is::Num(1)),
+                ("PDBFileName", Is::Text("mscorlib.pdb")),
+            ],
+        );
+    }
+
+    if let Some(events) = kernel_events("net.4.5.2.x86.etl") {
+        let trace = "net.4.5.2.x86";
+        // "KernelTraceControl/ImageID/FileVersion PID=0; TID=2784; ... DataLen=340;
+        // ImageSize=7,634,944; TimeDateStamp=1,343,269,963; ... OrigFileName=ntkrnlmp.exe;
+        // FileDescription=NT Kernel & System"
+        assert_event(
+            &events,
+            trace,
+            "ImageID/FileVersion",
+            &[
+                ("ImageSize", Is::Num(7_634_944)),
+                ("TimeDateStamp", Is::Num(1_343_269_963)),
+                ("OrigFileName", Is::Text("ntkrnlmp.exe")),
+                ("FileDescription", Is::Text("NT Kernel & System")),
+            ],
+        );
+        // "KernelTraceControl/ImageID PID=0; TID=2784; ... DataLen=40;
+        // ImageBase=0xfffff8002141d000; ImageSize=442,368; ProcessID=0;
+        // TimeDateStamp=1,343,269,864; ... OriginalFileName=hal.dll"
+        assert_event(
+            &events,
+            trace,
+            "ImageID",
+            &[
+                ("ImageBase", Is::Num(0xffff_f800_2141_d000)),
+                ("ImageSize", Is::Num(442_368)),
+                ("TimeDateStamp", Is::Num(1_343_269_864)),
+                ("OriginalFileName", Is::Text("hal.dll")),
+            ],
+        );
+        // "KernelTraceControl/ImageID/DbgID_RSDS PID=0; TID=2784; ... DataLen=39;
+        // ImageBase=0xfffff80020aec000; GuidSig=07727067-7d41-4c82-8...; Age=1; PDBFileName=kd.pdb"
+        assert_event(
+            &events,
+            trace,
+            "ImageID/DbgID_RSDS",
+            &[
+                ("ImageBase", Is::Num(0xffff_f800_20ae_c000)),
+                ("GuidSig", Is::Starts("07727067-7d41-4c82-8")),
+                ("Age", Is::Num(1)),
+                ("PDBFileName", Is::Text("kd.pdb")),
+            ],
+        );
+        // "KernelTraceControl/ImageID/DbgID_ILRSDS PID=3988; ... DataLen=48;
+        // ImageBase=0x065f0000; GuidSig=f0392b6a-92eb-48aa-b...; Age=1;
+        // PDBFileName=System.Core.pdb"
+        assert_event(
+            &events,
+            trace,
+            "ImageID/DbgID_ILRSDS",
+            &[
+                ("ImageBase", Is::Num(0x065f_0000)),
+                ("GuidSig", Is::Starts("f0392b6a-92eb-48aa-b")),
+                ("Age", Is::Num(1)),
+                ("PDBFileName", Is::Text("System.Core.pdb")),
+            ],
+        );
+    }
+}
+
+/// Test 3 for the `ImageID` events that end in a string: where the string starts on 32- and
+/// 64-bit loggers, against the offsets of PerfView's accessors (`SymbolTraceEventParser.cs`,
+/// `HostOffset(n, pointers) = n + (PointerSize - 4) * pointers`): `OriginalFileName` of
+/// `ImageIDTraceData` at `HostOffset(16, 2)`, `PdbFileName` of `DbgIDRSDSTraceData` and
+/// `DbgIDILRSDSTraceData` at `HostOffset(28, 1)`, `OrigFileName` of `FileVersionTraceData` at
+/// 8. The data is made up: zeros, then `a` and a NUL in the string's encoding.
+#[test]
+fn image_id_strings_start_where_perfviews_accessors_read_them() {
+    /// Event type, version, field, `n`, pointers, the bytes of "a" and its NUL.
+    type Check = (u8, u16, &'static str, usize, usize, &'static [u8]);
+    let checks: [Check; 4] = [
+        (0x00, 2, "OriginalFileName", 16, 2, &[b'a', 0, 0, 0]),
+        (0x24, 2, "PDBFileName", 28, 1, &[b'a', 0]),
+        (0x25, 2, "PDBFileName", 28, 1, &[b'a', 0]),
+        (0x40, 0, "OrigFileName", 8, 0, &[b'a', 0, 0, 0]),
+    ];
+    for (event_type, version, field, n, pointers, text) in checks {
+        let event = kernel::lookup(kernel::IMAGE_ID, event_type, version).unwrap();
+        for (bitness, pointer_size) in [(Bitness::Bits32, 4), (Bitness::Bits64, 8)] {
+            let start = n + (pointer_size - 4) * pointers;
+            let mut data = vec![0u8; start];
+            data.extend_from_slice(text);
+            // FileVersion's nine strings after the first: empty.
+            if event_type == 0x40 {
+                data.extend_from_slice(&[0u8; 18]);
+            }
+            let fields = event.fields_for(data.len(), bitness);
+            let mut decoder = PayloadDecoder::new(&fields, &data, bitness);
+            let item = decoder
+                .by_ref()
+                .map(Result::unwrap)
+                .find(|item| item.field.name == field)
+                .unwrap();
+            assert_eq!(
+                item.offset,
+                start,
+                "{} with {pointer_size}-byte pointers",
+                event.event_name()
+            );
+            let _ = decoder.by_ref().count();
+            assert!(decoder.rest().is_empty(), "{}", event.event_name());
         }
     }
 }

@@ -127,7 +127,7 @@ pub fn dated_event_json(context: &EventContext<'_>, event: &Event<'_>) -> Map<St
 /// | `fields` | the fields in schema order (arrays as lists, structures as objects, a mapped value as `{"value": n, "name": ...}`); `null` when no schema describes the event |
 /// | `fields_error` | only when decoding stopped before the last field: which field, where, what was expected |
 /// | `fields_left` | only when bytes are left after the last field: how many |
-/// | `undecoded` | only when no schema describes the event: why |
+/// | `undecoded` | only when no schema describes the event, or the event is itself a description (`MetaData/EventInfo`, `ManifestData`, which keep their names): why |
 pub fn meaning_json(registry: &Registry, event: &Event<'_>, map: &mut Map<String, Value>) {
     let facts = Facts::of(event);
     let process = facts
@@ -156,8 +156,13 @@ pub fn meaning_json(registry: &Registry, event: &Event<'_>, map: &mut Map<String
             }
         }
         Err(why) => {
-            for key in ["provider_name", "event_name", "task_name", "opcode_name"] {
-                map.insert(key.into(), Value::Null);
+            // A description (MetaData/EventInfo, ManifestData) has names but no fields.
+            let names = why.names().unwrap_or_default();
+            for (key, name) in ["provider_name", "event_name", "task_name", "opcode_name"]
+                .into_iter()
+                .zip(names)
+            {
+                map.insert(key.into(), json!(name));
             }
             map.insert("process_name".into(), json!(process));
             map.insert("fields".into(), Value::Null);
@@ -171,8 +176,20 @@ pub fn meaning_json(registry: &Registry, event: &Event<'_>, map: &mut Map<String
 pub fn meaning_text(registry: &Registry, event: &Event<'_>, line: &mut String) {
     use std::fmt::Write as _;
     let facts = Facts::of(event);
-    let Ok(decoded) = registry.decode(&facts) else {
-        return;
+    let decoded = match registry.decode(&facts) {
+        Ok(decoded) => decoded,
+        Err(why) => {
+            // A description (MetaData/EventInfo, ManifestData): its names, no fields.
+            if let Some([provider, name, ..]) = why.names() {
+                let _ = write!(
+                    line,
+                    "  {}/{}",
+                    provider.unwrap_or("?"),
+                    name.unwrap_or("?")
+                );
+            }
+            return;
+        }
     };
     let _ = write!(
         line,

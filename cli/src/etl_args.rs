@@ -15,7 +15,7 @@ when one does): --provider with a GUID matches the provider GUID of EVENT_HEADER
 of classic FULL_HEADER and INSTANCE events and the message GUID of MESSAGE events; kernel events \
 (SYSTEM, COMPACT, PERFINFO) name no GUID and never match a GUID. --provider with a name matches \
 the provider name the event's schema gives (\"Windows Kernel\" for the kernel's events), either \
-case. --event matches the event name (GC/AllocationTick, Process/Start, PrimitiveTypesTest) or \
+case. --event matches the event name (GarbageCollection/GCAllocationTick, Process/Start, PrimitiveTypesTest) or \
 provider/event, either case. --process matches the name of the event's process (the image file \
 name without folder or extension, as the trace's kernel Process events give it). --pid and --tid match the ids of EVENT_HEADER, \
 FULL_HEADER, INSTANCE, SYSTEM and COMPACT events and of MESSAGE events that carry them; PERFINFO \
@@ -101,7 +101,7 @@ pub struct EtlArgs {
     )]
     pub provider: Vec<ProviderFilter>,
 
-    /// Only events of this name: the event name (GC/AllocationTick) or provider/event
+    /// Only events of this name: the event name (GarbageCollection/GCAllocationTick) or provider/event
     #[arg(
         long,
         value_name = "NAME",

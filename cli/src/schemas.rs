@@ -175,6 +175,14 @@ impl Census {
                                 ),
                                 None,
                             ),
+                            // `check` refuses a description; counted undecoded all the same.
+                            Identified::Description(description) => {
+                                *census
+                                    .undecoded
+                                    .entry((label(), description.what.to_owned()))
+                                    .or_default() += 1;
+                                continue;
+                            }
                         };
                         let counts = census.rows.entry(key).or_default();
                         if counts.first_place.is_none() {
@@ -259,7 +267,9 @@ fn rows(registry: &Registry, census: &mut Census) -> Vec<Row> {
                 let event = counts.kernel;
                 rows.push(Row {
                     source: SchemaSource::Kernel,
-                    provider: PROVIDER_NAME.to_owned(),
+                    provider: event
+                        .map_or(PROVIDER_NAME, |event| event.provider_name)
+                        .to_owned(),
                     event: event.map(|event| event.event_name().to_string()),
                     fields: event.map_or(0, |event| event.fields.len()),
                     key: json!({"class": class.to_string(), "type": event_type, "version": version}),
@@ -317,6 +327,11 @@ fn provider_names(registry: &Registry) -> HashMap<String, String> {
             names.insert(guid.to_string(), name.to_string());
         }
     }
+    // The MetaData descriptions, which no schema describes (PerfView's name for them).
+    names.insert(
+        etw_classic::payload::METADATA_GUID.to_string(),
+        etw_classic::payload::kernel::CONTROL_PROVIDER_NAME.to_owned(),
+    );
     names
 }
 

@@ -197,9 +197,15 @@ fn schemas_of_gcevents_with_and_without_the_runtime_manifest() {
         && row["reason"]
             == "no schema for provider e13c0d23-ccbc-4e12-931b-d9cc2eee27e4 event id 5 version 1"));
 
-    // With the runtime's manifest, its events are named as PerfView names them and counted as
-    // its baseline counts them. (The trace's AllocationTick version 4, MarkWithType and the
-    // other events the manifest does not describe at their version stay undecoded.)
+    // With the runtime's manifest, its events are counted as PerfView's baseline counts them,
+    // named by the manifest's `name` attributes of their tasks and opcodes (as the
+    // EventInfo Windows writes names them), where PerfView prints their messages: `GC` is
+    // `<task name="GarbageCollection"`, `CreateSegment` `<opcode name="GCCreateSegment"`,
+    // `FinalizersStart`/`Stop` `GCFinalizersBegin`/`End`, `RestartEEStart`/`Stop`
+    // `GCRestartEEBegin`/`End`, `SuspendEEStart`/`Stop` `GCSuspendEEBegin`/`End`, `Runtime`
+    // `<task name="CLRRuntimeInformation"`. (The trace's AllocationTick version 4,
+    // MarkWithType and the other events the manifest does not describe at their version stay
+    // undecoded.)
     let Some(man) = manifest(&file) else {
         return;
     };
@@ -208,19 +214,19 @@ fn schemas_of_gcevents_with_and_without_the_runtime_manifest() {
     check_counts(
         &rows,
         "manifest",
-        "Microsoft-Windows-DotNETRuntime/GC/CreateSegment:7
-         Microsoft-Windows-DotNETRuntime/GC/FinalizeObject:6
-         Microsoft-Windows-DotNETRuntime/GC/FinalizersStart:3
-         Microsoft-Windows-DotNETRuntime/GC/FinalizersStop:3
-         Microsoft-Windows-DotNETRuntime/GC/PinObjectAtGCTime:2
-         Microsoft-Windows-DotNETRuntime/GC/RestartEEStart:2
-         Microsoft-Windows-DotNETRuntime/GC/RestartEEStop:2
-         Microsoft-Windows-DotNETRuntime/GC/Start:2
-         Microsoft-Windows-DotNETRuntime/GC/Stop:2
-         Microsoft-Windows-DotNETRuntime/GC/SuspendEEStart:2
-         Microsoft-Windows-DotNETRuntime/GC/SuspendEEStop:2
-         Microsoft-Windows-DotNETRuntime/GC/Triggered:2
-         Microsoft-Windows-DotNETRuntime/Runtime/Start:1",
+        "Microsoft-Windows-DotNETRuntime/GarbageCollection/GCCreateSegment:7
+         Microsoft-Windows-DotNETRuntime/GarbageCollection/FinalizeObject:6
+         Microsoft-Windows-DotNETRuntime/GarbageCollection/GCFinalizersBegin:3
+         Microsoft-Windows-DotNETRuntime/GarbageCollection/GCFinalizersEnd:3
+         Microsoft-Windows-DotNETRuntime/GarbageCollection/PinObjectAtGCTime:2
+         Microsoft-Windows-DotNETRuntime/GarbageCollection/GCRestartEEBegin:2
+         Microsoft-Windows-DotNETRuntime/GarbageCollection/GCRestartEEEnd:2
+         Microsoft-Windows-DotNETRuntime/GarbageCollection/Start:2
+         Microsoft-Windows-DotNETRuntime/GarbageCollection/Stop:2
+         Microsoft-Windows-DotNETRuntime/GarbageCollection/GCSuspendEEBegin:2
+         Microsoft-Windows-DotNETRuntime/GarbageCollection/GCSuspendEEEnd:2
+         Microsoft-Windows-DotNETRuntime/GarbageCollection/Triggered:2
+         Microsoft-Windows-DotNETRuntime/CLRRuntimeInformation/Start:1",
     );
     // Every event the manifest describes (each `<event` element) is listed, whether it
     // decoded events or not.
@@ -240,7 +246,7 @@ fn schemas_of_gcevents_with_and_without_the_runtime_manifest() {
     let segments = versions(
         &rows,
         "manifest",
-        "Microsoft-Windows-DotNETRuntime/GC/CreateSegment",
+        "Microsoft-Windows-DotNETRuntime/GarbageCollection/GCCreateSegment",
     );
     let keys: Vec<(&Value, &Value)> = segments
         .iter()
@@ -285,7 +291,8 @@ fn manifest(beside: &Path) -> Option<PathBuf> {
     path
 }
 
-/// `etwc etl gcevents.etl --manifest ClrEtwAll.man`: the GC/CreateSegment events, with the
+/// `etwc etl gcevents.etl --manifest ClrEtwAll.man`: the GC/CreateSegment events (named
+/// `GarbageCollection/GCCreateSegment` by the manifest's `name` attributes), with the
 /// values PerfView's gcevents baseline prints for the first five of them (`Address`, `Size`,
 /// `Type`, `ClrInstanceID`; `Type` 3, which the baseline names PinnedObjectHeap, is a value
 /// this manifest's `GCSegmentTypeMap` does not name).
@@ -303,7 +310,7 @@ fn a_manifest_given_decodes_gc_create_segment() {
             "--manifest",
             man.to_str().unwrap(),
             "--event",
-            "GC/CreateSegment",
+            "GarbageCollection/GCCreateSegment",
         ],
     );
     assert_eq!(decoded.len(), 7);
@@ -332,7 +339,7 @@ fn a_manifest_given_decodes_gc_create_segment() {
     ];
     for (event, (address, size, kind)) in decoded.iter().zip(expected) {
         assert_eq!(event["provider_name"], "Microsoft-Windows-DotNETRuntime");
-        assert_eq!(event["event_name"], "GC/CreateSegment");
+        assert_eq!(event["event_name"], "GarbageCollection/GCCreateSegment");
         assert_eq!(
             event["fields"],
             json!({"Address": address, "Size": size, "Type": kind, "ClrInstanceID": 8})
@@ -347,14 +354,15 @@ fn a_manifest_given_decodes_gc_create_segment() {
             "--manifest",
             man.to_str().unwrap(),
             "--event",
-            "GC/CreateSegment",
+            "GarbageCollection/GCCreateSegment",
             "--limit",
             "2",
         ],
     );
     assert!(
         table.lines().nth(2).unwrap().ends_with(
-            "Microsoft-Windows-DotNETRuntime/GC/CreateSegment Address=1859502735400 \
+            "Microsoft-Windows-DotNETRuntime/GarbageCollection/GCCreateSegment \
+             Address=1859502735400 \
              Size=4194264 Type=SmallObjectHeap ClrInstanceID=8"
         ),
         "{table}"
@@ -395,9 +403,15 @@ const X64_EVENTINFO: &str = "
     Microsoft-Windows-Kernel-File/Create:562
     Microsoft-Windows-Kernel-Process/ProcessStart/Start:1
     Microsoft-Windows-Kernel-Process/ProcessStop/Stop:1";
-/// And for kernel events, decoded by the built-in classes. (PerfInfo/Sample is left out: the
-/// baseline's 6320 is not the number of sample events the file holds.)
+/// And for kernel events, decoded by the built-in classes, KernelTraceControl's among them.
+/// (PerfInfo/Sample is left out: the baseline's 6320 is not the number of sample events the
+/// file holds.)
 const X64_KERNEL: &str = "
+    KernelTraceControl/ImageID:3590
+    KernelTraceControl/ImageID/DbgID_ILRSDS:44
+    KernelTraceControl/ImageID/DbgID_RSDS:3534
+    KernelTraceControl/ImageID/FileVersion:705
+    KernelTraceControl/ImageID/None:12
     Windows Kernel/DiskIO/Read:1208
     Windows Kernel/DiskIO/WriteInit:21
     Windows Kernel/EventTrace:1
@@ -429,6 +443,11 @@ const X86_EVENTINFO: &str = "
     Microsoft-Windows-Kernel-EventTracing/ETW_TASK_PROVIDER/ETW_OPCODE_REGISTER:38
     Microsoft-Windows-Kernel-File/Create:968";
 const X86_KERNEL: &str = "
+    KernelTraceControl/ImageID:3728
+    KernelTraceControl/ImageID/DbgID_ILRSDS:42
+    KernelTraceControl/ImageID/DbgID_RSDS:3680
+    KernelTraceControl/ImageID/FileVersion:680
+    KernelTraceControl/ImageID/None:6
     Windows Kernel/DiskIO/Read:2339
     Windows Kernel/Image/DCStop:1820
     Windows Kernel/Memory/HardFault:394
@@ -436,9 +455,6 @@ const X86_KERNEL: &str = "
     Windows Kernel/TcpIp/Accept:1
     Windows Kernel/Thread/Stop:29
     Windows Kernel/UdpIp/Send:16";
-
-/// COUNT KernelTraceControl/ImageID of the net.4.5.2.x86 baseline (3590 in the x64 one).
-const X86_IMAGE_ID: u64 = 3728;
 
 #[test]
 fn schemas_of_the_merged_traces() {
@@ -472,24 +488,33 @@ fn schemas_of_the_merged_traces() {
             created["place"].as_str().unwrap().contains(name),
             "{created}"
         );
-        // Events named by PerfView but not described in the trace are counted undecoded,
-        // by provider: KernelTraceControl's ImageID events (COUNT KernelTraceControl/ImageID)
-        // among them.
+        // Events not described are counted undecoded, by provider: KernelTraceControl's
+        // ImageID events (class b3e675d7-2554-4f18-830b-2762732560de) are not among them.
         let undecoded = report["undecoded"].as_array().unwrap();
-        let image_id = undecoded
+        assert!(
+            undecoded.iter().all(|row| !row["reason"]
+                .as_str()
+                .unwrap()
+                .contains("b3e675d7-2554-4f18-830b-2762732560de")),
+            "{undecoded:?}"
+        );
+        // The MetaData descriptions are counted undecoded, named, and say why (COUNT
+        // KernelTraceControl/MetaData/EventInfo:61 in both baselines).
+        let event_info = undecoded
             .iter()
             .find(|row| {
                 row["reason"]
-                    == "no schema for event class b3e675d7-2554-4f18-830b-2762732560de type 0 \
-                        version 2"
+                    .as_str()
+                    .unwrap()
+                    .starts_with("a description (TRACE_EVENT_INFO)")
             })
             .unwrap();
-        let expected = if name.contains("x64") {
-            3590
-        } else {
-            X86_IMAGE_ID
-        };
-        assert_eq!(image_id["events"], expected, "{image_id}");
+        assert_eq!(event_info["events"], 61, "{event_info}");
+        assert_eq!(event_info["provider_name"], "KernelTraceControl");
+        assert!(event_info["reason"]
+            .as_str()
+            .unwrap()
+            .contains("read as a schema"));
         let decoded = report["decoded_events"].as_u64().unwrap();
         let total: u64 = undecoded
             .iter()
@@ -547,9 +572,10 @@ fn filters_by_name_on_a_merged_trace() {
         count(&file, &["--process", "perfview,NoSuchProcess"]),
         by_pid
     );
-    // PerfView's own provider, by its name: its events the trace's manifest names (COUNT
-    // PerfView/... sum to 108, of which the 2 ManifestData events carry the manifest).
-    assert_eq!(count(&file, &["--provider", "PerfView"]), 108 - 2);
+    // PerfView's own provider, by its name: its events the trace's manifest names and the 2
+    // ManifestData events that carry the manifest (COUNT PerfView/... sum to 108).
+    assert_eq!(count(&file, &["--provider", "PerfView"]), 108);
+    assert_eq!(count(&file, &["--event", "PerfView/ManifestData"]), 2);
     assert_eq!(
         count(&file, &["--provider", "PerfView", "--event", "PerfViewLog"]),
         53
@@ -570,19 +596,39 @@ fn stats_count_by_provider_and_event_name() {
         };
         assert_eq!(events[name], expected.parse::<u64>().unwrap(), "{name}");
     }
-    assert_eq!(stats["provider_names"]["PerfView"], 108 - 2);
+    assert_eq!(stats["provider_names"]["PerfView"], 108);
     assert_eq!(
         stats["provider_names"]["Microsoft-Windows-Kernel-File"],
         562
     );
-    // Unnamed events are counted under their provider GUID, in both: KernelTraceControl's
-    // ImageID events (COUNT KernelTraceControl/ImageID...: 3590 + 44 + 3534 + 705 + 12).
-    let image_id = "b3e675d7-2554-4f18-830b-2762732560de";
+    // KernelTraceControl's events by their provider name: ImageID (COUNT
+    // KernelTraceControl/ImageID...: 3590 + 44 + 3534 + 705 + 12) and the MetaData
+    // descriptions, named though not shown as fields (COUNT
+    // KernelTraceControl/MetaData/EventInfo:61, EventMapInfo:24).
     assert_eq!(
-        stats["provider_names"][image_id],
-        3590 + 44 + 3534 + 705 + 12
+        stats["provider_names"]["KernelTraceControl"],
+        3590 + 44 + 3534 + 705 + 12 + 61 + 24
     );
-    assert_eq!(stats["event_names"][image_id], 3590 + 44 + 3534 + 705 + 12);
+    assert_eq!(
+        stats["event_names"]["KernelTraceControl/MetaData/EventInfo"],
+        61
+    );
+    assert_eq!(
+        stats["event_names"]["KernelTraceControl/MetaData/EventMapInfo"],
+        24
+    );
+    // The EventSource manifests' chunks, by their providers' names (COUNT
+    // PerfView/ManifestData:2, ...FrameworkEventSource/ManifestData:1).
+    assert_eq!(stats["event_names"]["PerfView/ManifestData"], 2);
+    assert_eq!(
+        stats["event_names"]["System.Diagnostics.Eventing.FrameworkEventSource/ManifestData"],
+        1
+    );
+    // Unnamed events are counted under their provider GUID, in both: the SysConfig event of
+    // type 37 (COUNT Windows Kernel/SysConfig/Opcode(37):1).
+    let sys_config = "9b79ee91-b5fd-41c0-a243-4248e266e9d0";
+    assert_eq!(stats["provider_names"][sys_config], 1);
+    assert_eq!(stats["event_names"][sys_config], 1);
     let sum = |object: &Value| -> u64 {
         object
             .as_object()
@@ -712,9 +758,30 @@ fn chrome_names_events_processes_and_spans() {
         assert!(events.iter().any(|event| event["ph"] == "i"
             && event["name"] == "Windows Kernel/Thread/DCStart"
             && event["cat"] == "Windows Kernel"));
-        // An event no schema names keeps its header's name.
+        assert!(names.contains(&"KernelTraceControl/ImageID"), "{names:?}");
+        // An event no schema names keeps its header's name: the SysConfig event of type 37
+        // (COUNT Windows Kernel/SysConfig/Opcode(37):1), among its class's 13 events.
+        let text = etwc_on(
+            "etl",
+            &file,
+            &[
+                "--format",
+                "chrome",
+                "--provider",
+                "9b79ee91-b5fd-41c0-a243-4248e266e9d0",
+            ],
+        );
+        let trace: Value = serde_json::from_str(&text).unwrap();
+        let names: Vec<&str> = trace["traceEvents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|event| event["ph"] == "i")
+            .map(|event| event["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names.len(), 13, "{names:?}");
         assert!(
-            names.contains(&"b3e675d7-2554-4f18-830b-2762732560de INFO"),
+            names.contains(&"9b79ee91-b5fd-41c0-a243-4248e266e9d0 type 37"),
             "{names:?}"
         );
         // An event its MetaData/EventInfo describes.

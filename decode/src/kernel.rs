@@ -2,11 +2,12 @@
 //!
 //! The tables live in the `no_std` core, borrowed and static; this gives one of their events
 //! the owned description every source yields, with the names TraceEvent prints: provider
-//! `Windows Kernel`, the task and opcode names of the table, and the event's name.
+//! `Windows Kernel` (`KernelTraceControl` for the `ImageID` class), the task and opcode names
+//! of the table, and the event's name.
 
 use std::sync::Arc;
 
-use etw_classic::payload::kernel::{KernelEvent, PROVIDER_NAME};
+use etw_classic::payload::kernel::KernelEvent;
 
 use crate::schema::{EventSchema, Name, SchemaOrigin, SchemaSource};
 
@@ -41,7 +42,7 @@ pub fn kernel_schema(
         place: String::new(),
     });
     let name = |text: &str| -> Name { Arc::from(text) };
-    schema.provider_name = Some(name(PROVIDER_NAME));
+    schema.provider_name = Some(name(event.provider_name));
     schema.event_name = Some(name(&event.event_name().to_string()));
     schema.task_name = Some(name(event.task_name));
     schema.opcode_name = event.event_name().opcode.map(name);

@@ -30,5 +30,5 @@ pub mod registry;
 pub mod render;
 pub mod schema;
 
-pub use registry::{Checked, Decoded, Identified, Registry, SchemaFile, Undecoded};
+pub use registry::{Checked, Decoded, Description, Identified, Registry, SchemaFile, Undecoded};
 pub use schema::{EventSchema, MapKind, Name, SchemaKey, SchemaOrigin, SchemaSource, ValueMap};

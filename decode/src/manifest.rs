@@ -19,10 +19,21 @@
 //!
 //! Each `<event>` becomes an [`EventSchema`] whose fields are its template's `<data>` and
 //! `<struct>` items in document order, which is the core's preorder: a structure is followed at
-//! once by its members. Names are TDH's: a task, opcode, level or keyword is named by its
-//! `message` string when it has one ("the localized task name", `TRACE_EVENT_INFO`), else by its
-//! `name`; the `win:` built-ins by their `win:` names. So `GarbageCollection`/`GCAllocationTick`
-//! of the .NET runtime's manifest are `GC`/`AllocationTick`, as TraceEvent prints them.
+//! once by its members. Names are the ones Windows writes into a trace's `MetaData/EventInfo`
+//! descriptions (`TRACE_EVENT_INFO`, written by TDH from the registered manifest): a task,
+//! opcode, level or keyword is named by its `name` attribute, never by its `message` string,
+//! and the `win:` built-ins by their `win:` names. The rule is read in the bytes of
+//! net.4.5.2.x64.etl: the EventInfo of the .NET runtime's `GCAllocationTick_V3` names its task
+//! `GarbageCollection`, its opcode `GCAllocationTick`, its level `win:Verbose` and its keyword
+//! `GCKeyword`, the `name` attributes of `ClrEtwAll.man`, whose messages are `GC`,
+//! `AllocationTick` and `GC`. So one event has one name whatever describes it:
+//! `GarbageCollection/GCAllocationTick` through the manifest as through EventInfo. (TraceEvent's
+//! own CLR parser prints `GC/AllocationTick`; its names for an event it reads from a
+//! description are the description's, `GarbageCollection/IncreaseMemoryPressure` in PerfView's
+//! baseline of that trace.) The messages of tasks, opcodes, levels and keywords have no place in
+//! the schema and are dropped, but a `$(string.ID)` one naming a string the table lacks is still
+//! an error; an event's message is kept ([`ManifestEvent::message`]), and a map entry is shown by
+//! its message as TDH shows it.
 //!
 //! Everything a manifest contradicts itself with is an error at load time that names the place
 //! and line: a template, task, opcode, level, keyword, map or string that does not exist, a
@@ -474,12 +485,12 @@ struct Reader<'r> {
     source: SchemaSource,
 }
 
-/// A named thing a provider defines (task, opcode, level, keyword): its value, the name
-/// schemas show, and where it is.
+/// A named thing a provider defines (task, opcode, level, keyword): its value, its name (the
+/// one schemas show), and where it is.
 #[derive(Clone)]
 struct Defined {
     value: u64,
-    shown: Name,
+    name: Name,
     line: u32,
 }
 
@@ -618,7 +629,9 @@ impl Reader<'_> {
         }
     }
 
-    /// A task, opcode, level or keyword: its name, value and the name schemas show.
+    /// A task, opcode, level or keyword: its name and value. Its `message`, if any, is checked
+    /// against the string table and dropped: schemas show the `name` (see the module's
+    /// documentation).
     fn defined(
         &self,
         node: Node<'_, '_>,
@@ -629,14 +642,12 @@ impl Reader<'_> {
         let name = self.required(node, "name")?;
         self.required(node, value_attribute)?;
         let value = self.number(node, value_attribute, max)?.unwrap_or(0);
-        let shown = self
-            .message(node, strings)?
-            .unwrap_or_else(|| Name::from(name));
+        self.message(node, strings)?;
         Ok((
             name.to_owned(),
             Defined {
                 value,
-                shown,
+                name: Name::from(name),
                 line: self.line_of(node),
             },
         ))
@@ -1133,7 +1144,7 @@ impl Reader<'_> {
                 )
             })?;
             task_value = task.defined.value;
-            schema.task_name = Some(Arc::clone(&task.defined.shown));
+            schema.task_name = Some(Arc::clone(&task.defined.name));
             task_opcodes = Some(&task.opcodes);
         }
         let mut opcode_value = 0;
@@ -1141,7 +1152,7 @@ impl Reader<'_> {
             let (value, shown) = task_opcodes
                 .and_then(|local| local.get(opcode_name))
                 .or_else(|| scope.opcodes.get(opcode_name))
-                .map(|defined| (defined.value, Arc::clone(&defined.shown)))
+                .map(|defined| (defined.value, Arc::clone(&defined.name)))
                 .or_else(|| builtin(WIN_OPCODES, opcode_name))
                 .ok_or_else(|| {
                     self.error_attr(
@@ -1160,7 +1171,7 @@ impl Reader<'_> {
             let (value, shown) = scope
                 .levels
                 .get(level_name)
-                .map(|defined| (defined.value, Arc::clone(&defined.shown)))
+                .map(|defined| (defined.value, Arc::clone(&defined.name)))
                 .or_else(|| builtin(WIN_LEVELS, level_name))
                 .ok_or_else(|| {
                     self.error_attr(
@@ -1180,7 +1191,7 @@ impl Reader<'_> {
                 let (mask, shown) = scope
                     .keywords
                     .get(keyword_name)
-                    .map(|defined| (defined.value, Arc::clone(&defined.shown)))
+                    .map(|defined| (defined.value, Arc::clone(&defined.name)))
                     .or_else(|| builtin(WIN_KEYWORDS, keyword_name))
                     .ok_or_else(|| {
                         self.error_attr(

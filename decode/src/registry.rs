@@ -48,7 +48,100 @@ pub enum Undecoded {
     BadMetadata(String),
     /// A kind with no payload schema (WPP messages, whose descriptions live in PDBs; markers).
     NotDescribable,
+    /// An event that is itself a description of other events (a `MetaData/EventInfo` or
+    /// `EventMapInfo` event, a chunk of an EventSource manifest): read as a schema, not shown
+    /// as fields. It has names ([`Description`]) but no fields.
+    Description {
+        /// The provider's name: `KernelTraceControl` for the `MetaData` events, the
+        /// EventSource's name (its manifest's) for `ManifestData`, when the trace gave it.
+        provider_name: Option<String>,
+        /// The task's name (`MetaData`), if any.
+        task_name: Option<&'static str>,
+        /// The opcode's name (`EventInfo`, `EventMapInfo`), if any.
+        opcode_name: Option<&'static str>,
+        /// The event's name, as PerfView prints it: `MetaData/EventInfo`, `ManifestData`.
+        event_name: &'static str,
+        /// What it describes and how it is read.
+        what: &'static str,
+    },
 }
+
+impl Undecoded {
+    /// The names of an event that has names but no fields (a [`Description`] event):
+    /// provider, event, task and opcode.
+    pub fn names(&self) -> Option<[Option<&str>; 4]> {
+        match self {
+            Self::Description {
+                provider_name,
+                task_name,
+                opcode_name,
+                event_name,
+                ..
+            } => Some([
+                provider_name.as_deref(),
+                Some(event_name),
+                *task_name,
+                *opcode_name,
+            ]),
+            _ => None,
+        }
+    }
+}
+
+/// An event that is itself a description of other events, named as PerfView names it (its
+/// `SymbolTraceEventParser` registers `MetaData/EventInfo` and `MetaData/EventMapInfo` of
+/// provider `KernelTraceControl` with no fields; its EventSource reading names a manifest chunk
+/// `ManifestData` of the EventSource's provider). The registry reads these events as schemas
+/// ([`Registry::learn`]); they are not shown as fields: no source gives them a field layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Description<'r> {
+    /// The provider's name, when known.
+    pub provider_name: Option<&'r str>,
+    /// The task's name, if any.
+    pub task_name: Option<&'static str>,
+    /// The opcode's name, if any.
+    pub opcode_name: Option<&'static str>,
+    /// The event's name.
+    pub event_name: &'static str,
+    /// What it describes and how it is read: the reason it has no fields.
+    pub what: &'static str,
+}
+
+impl Description<'_> {
+    /// Why the event has no fields, with its names.
+    pub fn undecoded(&self) -> Undecoded {
+        Undecoded::Description {
+            provider_name: self.provider_name.map(str::to_owned),
+            task_name: self.task_name,
+            opcode_name: self.opcode_name,
+            event_name: self.event_name,
+            what: self.what,
+        }
+    }
+}
+
+/// `MetaData/EventInfo`: PerfView's `MetaDataEventInfo` (task `MetaData`, opcode 32
+/// `EventInfo`, provider `KernelTraceControl`).
+const EVENT_INFO_DESCRIPTION: Description<'static> = Description {
+    provider_name: Some(kernel::CONTROL_PROVIDER_NAME),
+    task_name: Some("MetaData"),
+    opcode_name: Some("EventInfo"),
+    event_name: "MetaData/EventInfo",
+    what: "a description (TRACE_EVENT_INFO) of another provider's event, read as a schema, not shown as fields",
+};
+
+/// `MetaData/EventMapInfo`: PerfView's `MetaDataEventMapInfo` (opcode 33).
+const EVENT_MAP_INFO_DESCRIPTION: Description<'static> = Description {
+    provider_name: Some(kernel::CONTROL_PROVIDER_NAME),
+    task_name: Some("MetaData"),
+    opcode_name: Some("EventMapInfo"),
+    event_name: "MetaData/EventMapInfo",
+    what: "a description (provider GUID and EVENT_MAP_INFO) of another provider's value map, read as a schema, not shown as fields",
+};
+
+/// The text of an EventSource's `ManifestData` event.
+const MANIFEST_DATA_WHAT: &str =
+    "a chunk of the provider's EventSource manifest, read as a schema, not shown as fields";
 
 impl std::fmt::Display for Undecoded {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -79,6 +172,7 @@ impl std::fmt::Display for Undecoded {
             ),
             Self::BadMetadata(error) => f.write_str(error),
             Self::NotDescribable => f.write_str("a kind that carries no payload schema"),
+            Self::Description { what, .. } => f.write_str(what),
         }
     }
 }
@@ -116,6 +210,9 @@ pub struct Registry {
     processes: HashMap<u32, Name>,
     /// Thread names the kernel's `Thread` events gave, by thread id.
     threads: HashMap<u32, Name>,
+    /// The provider names the manifests (given, or EventSource manifests of the stream) gave,
+    /// by provider GUID: the names of their `ManifestData` events.
+    provider_names: HashMap<Guid, Name>,
     /// The value maps `EventMapInfo` events gave, by provider and name.
     maps: HashMap<(Guid, Name), Arc<ValueMap>>,
     /// EventSource manifests being put back together from their chunks.
@@ -204,6 +301,9 @@ impl Registry {
     pub fn add_manifest(&mut self, manifest: &crate::manifest::Manifest) -> usize {
         let mut added = 0;
         for provider in &manifest.providers {
+            self.provider_names
+                .entry(provider.guid)
+                .or_insert_with(|| Arc::clone(&provider.name));
             for (&(id, version), event) in &provider.events {
                 let key = SchemaKey::Descriptor {
                     provider: provider.guid,
@@ -350,6 +450,9 @@ impl Registry {
         if let Some(schema) = self.get(&key) {
             return Ok(Identified::Schema(schema));
         }
+        if let Some(description) = self.description(facts) {
+            return Ok(Identified::Description(description));
+        }
         // A classic event of a kernel class (the logfile header event, `EventTrace`, and the
         // events merged traces log with the class GUID), when no given schema describes it.
         if let SchemaKey::Classic {
@@ -363,6 +466,27 @@ impl Registry {
             }
         }
         Err(Undecoded::NoSchema(key))
+    }
+
+    /// The names of an event that is itself a description, if `facts`' event is one.
+    fn description(&self, facts: &Facts<'_>) -> Option<Description<'_>> {
+        let Some(Source::Provider(guid)) = facts.source else {
+            return None;
+        };
+        if guid == payload::METADATA_GUID && facts.classic_type.is_some() {
+            return match facts.opcode {
+                Some(payload::EVENT_INFO_TYPE) => Some(EVENT_INFO_DESCRIPTION),
+                Some(payload::EVENT_MAP_INFO_TYPE) => Some(EVENT_MAP_INFO_DESCRIPTION),
+                _ => None,
+            };
+        }
+        is_manifest_chunk(facts).then(|| Description {
+            provider_name: self.provider_names.get(&guid).map(|name| &**name),
+            task_name: None,
+            opcode_name: None,
+            event_name: "ManifestData",
+            what: MANIFEST_DATA_WHAT,
+        })
     }
 
     /// The names and fields of the event `facts` describe, or why it has none.
@@ -403,11 +527,7 @@ impl Registry {
             }
             return;
         }
-        let is_manifest = facts.classic_type.is_none()
-            && facts.event_id == Some(payload::MANIFEST_EVENT_ID)
-            && facts.opcode == Some(payload::MANIFEST_OPCODE)
-            && facts.task == Some(payload::MANIFEST_TASK);
-        if is_manifest {
+        if is_manifest_chunk(facts) {
             let key = StreamKey {
                 provider: guid,
                 process_id: facts.process_id.unwrap_or(0),
@@ -487,6 +607,15 @@ impl Registry {
         }
         problems
     }
+}
+
+/// Whether `facts`' event is a chunk of an EventSource manifest: an `EVENT_HEADER` event of
+/// id `0xFFFE`, task `0xFFFE`, opcode `0xFE` (PAYLOADS.md §3).
+fn is_manifest_chunk(facts: &Facts<'_>) -> bool {
+    facts.classic_type.is_none()
+        && facts.event_id == Some(payload::MANIFEST_EVENT_ID)
+        && facts.opcode == Some(payload::MANIFEST_OPCODE)
+        && facts.task == Some(payload::MANIFEST_TASK)
 }
 
 /// The process id and name a kernel `Process` event gives (types 1 start, 2 end, 3 rundown
@@ -587,6 +716,9 @@ pub enum Identified<'r, 'e> {
     Schema(&'r EventSchema),
     /// A kernel class built in.
     Kernel(&'static KernelEvent),
+    /// An event that is itself a description: names, but no fields
+    /// ([`walk`](Self::walk), [`check`](Self::check) and [`decode`](Self::decode) say why).
+    Description(Description<'r>),
     /// TraceLogging metadata carried by the event.
     TraceLogging {
         /// The metadata, read in place.
@@ -601,7 +733,8 @@ impl Identified<'_, '_> {
     pub fn provider_name(&self) -> Option<&str> {
         match self {
             Self::Schema(schema) => schema.provider_name.as_deref(),
-            Self::Kernel(_) => Some(kernel::PROVIDER_NAME),
+            Self::Kernel(event) => Some(event.provider_name),
+            Self::Description(description) => description.provider_name,
             Self::TraceLogging { provider, .. } => *provider,
         }
     }
@@ -611,6 +744,7 @@ impl Identified<'_, '_> {
         match self {
             Self::Schema(schema) => schema.display_name(),
             Self::Kernel(event) => Some(event.event_name().to_string()),
+            Self::Description(description) => Some(description.event_name.to_owned()),
             Self::TraceLogging { event, .. } => Some(event.name.to_owned()),
         }
     }
@@ -620,7 +754,8 @@ impl Identified<'_, '_> {
     /// the walk ended: `None` at the end of the fields, or the error that stopped it.
     ///
     /// # Errors
-    /// TraceLogging metadata whose fields cannot be read.
+    /// TraceLogging metadata whose fields cannot be read; an event that is itself a
+    /// description ([`Undecoded::Description`]).
     pub fn walk(
         &self,
         facts: &Facts<'_>,
@@ -636,6 +771,7 @@ impl Identified<'_, '_> {
             Self::TraceLogging { event, .. } => {
                 walk_fields(&tracelogging_fields(event)?, data, bitness, visit)
             }
+            Self::Description(description) => return Err(description.undecoded()),
         })
     }
 
@@ -646,7 +782,7 @@ impl Identified<'_, '_> {
     ///
     /// # Errors
     /// TraceLogging metadata whose fields cannot be read, or that describe more than 512
-    /// fields.
+    /// fields; an event that is itself a description ([`Undecoded::Description`]).
     pub fn check(&self, facts: &Facts<'_>) -> Result<Checked, Undecoded> {
         let data = facts.payload.unwrap_or_default();
         let bitness = facts.bitness.unwrap_or(Bitness::Bits64);
@@ -660,6 +796,7 @@ impl Identified<'_, '_> {
             Self::TraceLogging { event, .. } => {
                 Ok(check_fields_of(&tracelogging_fields(event)?, data, bitness))
             }
+            Self::Description(description) => Err(description.undecoded()),
         }
     }
 
@@ -667,7 +804,7 @@ impl Identified<'_, '_> {
     ///
     /// # Errors
     /// TraceLogging metadata whose fields cannot be read, or that describe more than 512
-    /// fields.
+    /// fields; an event that is itself a description ([`Undecoded::Description`]).
     pub fn decode(&self, facts: &Facts<'_>) -> Result<Decoded, Undecoded> {
         let data = facts.payload.unwrap_or_default();
         let bitness = facts.bitness.unwrap_or(Bitness::Bits64);
@@ -677,6 +814,7 @@ impl Identified<'_, '_> {
             Self::TraceLogging { event, provider } => {
                 decode_tracelogging(event, *provider, data, bitness)
             }
+            Self::Description(description) => Err(description.undecoded()),
         }
     }
 }
@@ -687,7 +825,7 @@ fn decode_kernel(event: &KernelEvent, data: &[u8], bitness: Bitness) -> Decoded 
     let name = event.event_name();
     Decoded {
         source: Some(SchemaSource::Kernel),
-        provider_name: Some(kernel::PROVIDER_NAME.to_owned()),
+        provider_name: Some(event.provider_name.to_owned()),
         event_name: Some(name.to_string()),
         task_name: Some(event.task_name.to_owned()),
         opcode_name: name.opcode.map(str::to_owned),

@@ -15,11 +15,13 @@
 //!    the same error and the same bytes left through either schema, and renders to the same
 //!    JSON.
 //! 2. **The names.** Where the two sources name an event, TDH's description carries the
-//!    manifest's `name` attributes of the event's task, opcode and keywords
-//!    (`GarbageCollection`, `GCAllocationTick`, `GCKeyword`), the manifest parser its messages
-//!    (`GC`, `AllocationTick`, `GC`, TraceEvent's names for the CLR); PerfView's baseline prints
-//!    the former for the one event its own CLR parser does not know
-//!    (`Microsoft-Windows-DotNETRuntime/GarbageCollection/IncreaseMemoryPressure`).
+//!    manifest's `name` attributes of the event's task, opcode, level and keywords
+//!    (`GarbageCollection`, `GCAllocationTick`, `win:Verbose`, `GCKeyword`), not their messages
+//!    (`GC`, `AllocationTick`, `GC`), and the manifest parser gives the same names, so each
+//!    event has one name whichever describes it. (PerfView's baseline prints the EventInfo's
+//!    name for the one event its own CLR parser does not know,
+//!    `Microsoft-Windows-DotNETRuntime/GarbageCollection/IncreaseMemoryPressure`, and its CLR
+//!    parser's `GC/AllocationTick` for the others.)
 //! 3. **EventSource manifests in the stream against EventInfo.** No provider of these traces
 //!    has both: the EventInfo events describe DNS-Client, Kernel-Process, Immersive-Shell,
 //!    Kernel-EventTracing, Kernel-File and the CLR, the `ManifestData` events PerfView,
@@ -453,13 +455,11 @@ fn manifest_event<'a, 'input>(
 
 /// Test 2: the names TDH wrote in each CLR EventInfo are the manifest's `name` attributes:
 /// the provider's `name`, and the event's `task`, `opcode`, `level` and `keywords` as its
-/// `<event>` element spells them (read here with the XML parser alone). The manifest parser
-/// names tasks, opcodes and keywords by their messages instead (its documentation), so the two
-/// sources give the same event different names wherever a message differs from its name:
-/// `GCAllocationTick_V3` is `GarbageCollection/GCAllocationTick` through EventInfo,
-/// `GC/AllocationTick` through the manifest. Both spellings are the ones TraceEvent prints:
-/// PerfView's baselines print `GC/AllocationTick` (its CLR parser's names) and, for the event
-/// that parser does not know, the EventInfo's `GarbageCollection/IncreaseMemoryPressure`.
+/// `<event>` element spells them (read here with the XML parser alone), not the messages the
+/// manifest gives them. The manifest parser names them the same way (its documentation), so
+/// both sources give every event the same names: `GCAllocationTick_V3` is
+/// `GarbageCollection/GCAllocationTick` through either, although the manifest's messages say
+/// `GC` and `AllocationTick` (and PerfView's CLR parser prints `GC/AllocationTick`).
 #[test]
 fn eventinfo_names_are_the_manifests_name_attributes() {
     let (Some(text), Some(manifest)) = (shared_files::schema_file("ClrEtwAll.man"), clr_manifest())
@@ -472,6 +472,7 @@ fn eventinfo_names_are_the_manifests_name_attributes() {
             return;
         };
         let mut renamed = Vec::new();
+        let mut compared = 0;
         for (&key, info) in &clr_event_infos(learned) {
             let (provider, event) = manifest_event(&document, key).unwrap();
             let attribute = |name| event.attribute(name).map(str::to_owned);
@@ -505,23 +506,51 @@ fn eventinfo_names_are_the_manifests_name_attributes() {
                 .provider(key.0)
                 .and_then(|provider| provider.schema(key.1, key.2))
                 .unwrap();
-            if info.display_name() != described.display_name() {
-                renamed.push((
-                    info.display_name().unwrap(),
-                    described.display_name().unwrap(),
-                ));
+            let mut described_keywords: Vec<&str> =
+                described.keyword_names.iter().map(|k| &**k).collect();
+            described_keywords.sort_unstable();
+            let mut info_keywords: Vec<&str> = info.keyword_names.iter().map(|k| &**k).collect();
+            info_keywords.sort_unstable();
+            let names = |schema: &EventSchema| {
+                (
+                    text(&schema.provider_name),
+                    text(&schema.task_name),
+                    text(&schema.opcode_name),
+                    text(&schema.level_name),
+                    schema.display_name(),
+                )
+            };
+            if (names(info), info_keywords) != (names(described), described_keywords) {
+                renamed.push((info.display_name(), described.display_name()));
             }
+            compared += 1;
         }
-        println!("{trace}: named differently through EventInfo and the manifest: {renamed:?}");
-        assert!(renamed.contains(&(
-            "GarbageCollection/GCAllocationTick".to_owned(),
-            "GC/AllocationTick".to_owned()
-        )));
-        assert!(renamed.contains(&(
-            "GarbageCollection/IncreaseMemoryPressure".to_owned(),
-            "GC/IncreaseMemoryPressure".to_owned()
-        )));
+        println!("{trace}: {compared} CLR events described by both");
+        assert!(
+            renamed.is_empty(),
+            "{trace}: named differently: {renamed:?}"
+        );
+        assert!(compared > 0, "{trace}");
     }
+    // The message the manifest gives the task and opcode of GCAllocationTick_V3, which neither
+    // source's name is.
+    let messages: Vec<&str> = document
+        .descendants()
+        .filter(|node| {
+            node.attribute("id") == Some("RuntimePublisher.GarbageCollectionTaskMessage")
+                || node.attribute("id") == Some("RuntimePublisher.GCAllocationTickOpcodeMessage")
+        })
+        .filter_map(|node| node.attribute("value"))
+        .collect();
+    assert_eq!(messages, ["GC", "AllocationTick"]);
+    let tick = manifest
+        .provider(DOTNET_RUNTIME)
+        .and_then(|provider| provider.schema(10, 3))
+        .unwrap();
+    assert_eq!(
+        tick.display_name().as_deref(),
+        Some("GarbageCollection/GCAllocationTick")
+    );
 }
 
 const TPL: Guid = Guid::from_fields(

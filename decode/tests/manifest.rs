@@ -194,7 +194,10 @@ fn clr_manifest_loads_every_provider_and_event() {
 /// `Microsoft-Windows-DotNETRuntime/GC/AllocationTick`, in its order (`AllocationAmount=107,620;
 /// AllocationKind=Small; ClrInstanceID=11; AllocationAmount64=107,620; TypeID=0x08c3d188;
 /// TypeName=...; HeapIndex=0; Address=0x1118b854`), with the template's types; the names TDH
-/// gives (the task's and opcode's messages, `GC` and `AllocationTick`).
+/// writes into the trace's EventInfo for it, the `name` attributes of `ClrEtwAll.man`'s
+/// `<task name="GarbageCollection"`, `<opcode name="GCAllocationTick"` and
+/// `<keyword name="GCKeyword"`, not their messages (the string table's `GC`,
+/// `AllocationTick`, `GC`, the names PerfView's own CLR parser prints).
 #[test]
 fn gc_allocation_tick_v3_has_perfviews_fields_and_names() {
     let Some(manifest) = clr_manifest() else {
@@ -254,9 +257,12 @@ fn gc_allocation_tick_v3_has_perfviews_fields_and_names() {
         schema.provider_name.as_deref(),
         Some("Microsoft-Windows-DotNETRuntime")
     );
-    assert_eq!(schema.task_name.as_deref(), Some("GC"));
-    assert_eq!(schema.opcode_name.as_deref(), Some("AllocationTick"));
-    assert_eq!(schema.display_name().as_deref(), Some("GC/AllocationTick"));
+    assert_eq!(schema.task_name.as_deref(), Some("GarbageCollection"));
+    assert_eq!(schema.opcode_name.as_deref(), Some("GCAllocationTick"));
+    assert_eq!(
+        schema.display_name().as_deref(),
+        Some("GarbageCollection/GCAllocationTick")
+    );
     assert_eq!(schema.level_name.as_deref(), Some("win:Verbose"));
     assert_eq!(
         schema
@@ -264,7 +270,7 @@ fn gc_allocation_tick_v3_has_perfviews_fields_and_names() {
             .iter()
             .map(|name| &**name)
             .collect::<Vec<_>>(),
-        ["GC"]
+        ["GCKeyword"]
     );
     assert_eq!(
         tick.message.as_deref(),
@@ -428,7 +434,9 @@ fn bulk_type_is_an_array_of_structures() {
 /// A bit map: `AppDomainFlagsMap` (Default 0x1, Executable 0x2, Shared 0x4), which names the
 /// `AppDomainFlags` of `AppDomainLoad_V1`; PerfView's x64 baseline prints
 /// `Loader/AppDomainLoad ... AppDomainFlags=Shared; AppDomainName=SharedDomain;
-/// AppDomainIndex=0; ClrInstanceID=9` (PID 3676, DataLen 44).
+/// AppDomainIndex=0; ClrInstanceID=9` (PID 3676, DataLen 44). The event is named by the
+/// manifest's `name` attributes, `<task name="CLRLoader"` and `<opcode name="AppDomainLoad"`
+/// (PerfView's CLR parser prints the task's message, `Loader`).
 #[test]
 fn app_domain_flags_are_a_bit_map() {
     let Some(manifest) = clr_manifest() else {
@@ -438,7 +446,7 @@ fn app_domain_flags_are_a_bit_map() {
     let schema = runtime.schema(156, 1).unwrap();
     assert_eq!(
         schema.display_name().as_deref(),
-        Some("Loader/AppDomainLoad")
+        Some("CLRLoader/AppDomainLoad")
     );
     let map = schema.map("AppDomainFlagsMap").unwrap();
     assert_eq!(map.kind, MapKind::Bits);
@@ -711,7 +719,11 @@ fn small_manifest_parses() {
     assert_eq!((event.task, event.opcode), (1, 1));
     let schema = &event.schema;
     assert_eq!(schema.origin.place, "small.man:13");
-    assert_eq!(schema.display_name().as_deref(), Some("Working/Start"));
+    // The task by its `name`, not its message (`Working`); the built-in opcode by its
+    // `win:` name, which the event's name shows without `win:`.
+    assert_eq!(schema.task_name.as_deref(), Some("Work"));
+    assert_eq!(schema.opcode_name.as_deref(), Some("win:Start"));
+    assert_eq!(schema.display_name().as_deref(), Some("Work/Start"));
     assert_eq!(schema.fields[1].count, Count::FromField(0));
     assert_eq!(schema.fields[2].length, Length::FromField(0));
     assert_eq!(schema.map("M").unwrap().describe(1).as_deref(), Some("One"));

@@ -79,16 +79,16 @@ def test_allocation_tick_from_the_trace_and_from_the_manifest():
         from_manifest = tick(reader)
     # Without the manifest, the trace's own descriptions (its MetaData/EventInfo events) name
     # the event by the task and opcode names of ClrEtwAll.man's <task name="GarbageCollection">
-    # and <opcode name="GCAllocationTick">; the manifest's messages, which PerfView shows,
-    # are "GC" and "AllocationTick".
+    # and <opcode name="GCAllocationTick">, and so does the manifest; their messages, which
+    # PerfView shows, are "GC" and "AllocationTick".
     with etw_classic.open(path) as reader:
         from_trace = tick(reader)
     assert (from_trace["buffer"], from_trace["offset"]) == (
         from_manifest["buffer"], from_manifest["offset"])
-    assert from_manifest["event_name"] == "GC/AllocationTick"
-    assert (from_manifest["task_name"], from_manifest["opcode_name"]) == ("GC", "AllocationTick")
-    assert (from_trace["task_name"], from_trace["opcode_name"]) == (
-        "GarbageCollection", "GCAllocationTick")
+    for event in (from_manifest, from_trace):
+        assert event["event_name"] == "GarbageCollection/GCAllocationTick"
+        assert (event["task_name"], event["opcode_name"]) == (
+            "GarbageCollection", "GCAllocationTick")
     for event in (from_manifest, from_trace):
         assert event["provider_name"] == CLR_PROVIDER
         assert (event["process_id"], event["thread_id"], event["processor"]) == (3988, 3992, 6)
@@ -118,17 +118,20 @@ def test_process_names():
 def test_gc_create_segment_with_the_runtime_manifest():
     # gcevents.baseline.txt: "COUNT Microsoft-Windows-DotNETRuntime/GC/CreateSegment:7", the
     # second "Address=0x1b0f3000028; Size=0x003fffd8; Type=SmallObjectHeap; ClrInstanceID=8".
+    # The manifest names the event by its <task name="GarbageCollection"> and
+    # <opcode name="GCCreateSegment"> (PerfView prints their messages, GC and CreateSegment).
     path = trace("gcevents.etl")
     manifest = schema("ClrEtwAll.man")
     with etw_classic.open(path) as reader:
-        assert named(reader, "GC/CreateSegment") == []
+        assert named(reader, "GarbageCollection/GCCreateSegment") == []
     for given in (manifest, str(manifest), [manifest], (str(manifest),)):
         with etw_classic.open(path, manifest=given) as reader:
-            segments = named(reader, "GC/CreateSegment")
+            segments = named(reader, "GarbageCollection/GCCreateSegment")
         assert len(segments) == 7
         second = segments[1]
         assert second["provider_name"] == CLR_PROVIDER
-        assert (second["task_name"], second["opcode_name"]) == ("GC", "CreateSegment")
+        assert (second["task_name"], second["opcode_name"]) == (
+            "GarbageCollection", "GCCreateSegment")
         assert second["fields"] == {
             "Address": 0x1b0f3000028,
             "Size": 0x003fffd8,

@@ -82,6 +82,11 @@ fn row(context: &EventContext<'_>, event: &Event<'_>) -> [String; COLUMNS.len()]
         Err(why) => (None, None, Some(why)),
     };
     let decoded = decoded.as_ref();
+    // A description (MetaData/EventInfo, ManifestData) has names but no fields.
+    let [described_provider, described_event, ..] = undecoded
+        .as_ref()
+        .and_then(|why| why.names())
+        .unwrap_or_default();
     [
         kind_name(event.header_type),
         context.buffer.to_string(),
@@ -90,8 +95,16 @@ fn row(context: &EventContext<'_>, event: &Event<'_>) -> [String; COLUMNS.len()]
         field(context.filetime),
         field(context.time()),
         field(facts.source),
-        field(decoded.and_then(|decoded| decoded.provider_name.as_ref())),
-        field(decoded.and_then(|decoded| decoded.event_name.as_ref())),
+        field(
+            decoded
+                .and_then(|decoded| decoded.provider_name.as_deref())
+                .or(described_provider),
+        ),
+        field(
+            decoded
+                .and_then(|decoded| decoded.event_name.as_deref())
+                .or(described_event),
+        ),
         field(facts.process_id),
         field(process_name),
         field(facts.thread_id),

@@ -23,8 +23,10 @@
 //! (the logfile header, its extensions), Process, Thread (context switches, ready thread, set
 //! name, ...), Image, DiskIo, SplitIo, FileIo, Registry, TcpIp, UdpIp, ALPC, PageFault,
 //! PerfInfo (sampled profile, interrupts, DPCs, system calls, ...), StackWalk, SystemConfig,
-//! Lost_Event, at every version the MOF defines; and the `SysConfig` events KernelTraceControl
-//! adds when it merges a trace (class `9b79ee91-b5fd-41c0-a243-4248e266e9d0`).
+//! Lost_Event, at every version the MOF defines; and the classic events KernelTraceControl
+//! adds when it merges a trace: `SysConfig` (class `9b79ee91-b5fd-41c0-a243-4248e266e9d0`,
+//! which TraceEvent names as a `Windows Kernel` task) and `ImageID` (class
+//! `b3e675d7-2554-4f18-830b-2762732560de`, provider [`CONTROL_PROVIDER_NAME`]).
 //!
 //! - **Layouts** (field names, order, types): the kernel's MOF, `wmicore.mof` of the Windows 10
 //!   Driver Kit, the file TDH decodes these events with (its classes are the ones
@@ -33,7 +35,9 @@
 //!   `kerneltraceeventparser.mof` (MIT) for the older versions the latter describes, and with
 //!   the offsets and length checks of PerfView's `KernelTraceEventParser.cs`. The `SysConfig`
 //!   classes are not in the MOF: their layouts are PerfView's (`BuildInfoTraceData`,
-//!   `SystemPathsTraceData`, `VolumeMappingTraceData`, `StringTraceData`). Where the MOF and the
+//!   `SystemPathsTraceData`, `VolumeMappingTraceData`, `StringTraceData`), and so are the
+//!   `ImageID` class's (`SymbolTraceEventParser.cs`: `ImageIDTraceData`, `DbgIDRSDSTraceData`,
+//!   `FileVersionTraceData`, ...). Where the MOF and the
 //!   bytes of real traces disagree, the bytes win and the table says why:
 //!   `EventTrace_Header.PointerSize` is a `ULONG` the MOF marks `pointer`; the stack walk events
 //!   hold as many frames as the stack has ([`Tail::LastArrayToEnd`]); the version-2
@@ -63,6 +67,7 @@
 //! of the next one, and an unknown version gives `None`.
 
 mod config;
+mod control;
 mod event_trace;
 mod io;
 mod net;
@@ -73,8 +78,14 @@ use crate::payload::schema::{Count, FieldSchema};
 use crate::payload::types::{InType, OutType};
 use crate::wire::{Bitness, EventTraceGroup, Guid, HookId};
 
-/// The provider name TraceEvent and dissect.etl give every kernel event.
+/// The provider name TraceEvent and dissect.etl give every kernel event (and TraceEvent the
+/// `SysConfig` events KernelTraceControl adds, which it reads with its kernel parser).
 pub const PROVIDER_NAME: &str = "Windows Kernel";
+
+/// The provider name TraceEvent gives the events KernelTraceControl adds to a merged trace
+/// and reads with its `SymbolTraceEventParser` (`ProviderName = "KernelTraceControl"`): the
+/// `ImageID` class ([`IMAGE_ID`]) and the `MetaData` descriptions.
+pub const CONTROL_PROVIDER_NAME: &str = "KernelTraceControl";
 
 /// A field of a kernel event.
 pub type KernelField = FieldSchema<&'static str>;
@@ -103,13 +114,16 @@ pub struct KernelEvent {
     pub event_type: u8,
     /// The version (`Class.Version`, the version-first header's `Version`).
     pub version: u8,
+    /// The provider name TraceEvent prints for the event: [`PROVIDER_NAME`], or
+    /// [`CONTROL_PROVIDER_NAME`] for the `ImageID` class.
+    pub provider_name: &'static str,
     /// The task name TraceEvent gives the event (`Process`, `DiskIO`, `SysConfig`, ...).
     pub task_name: &'static str,
     /// The opcode name TraceEvent gives the event (`DCStart`, `Stop`, ...); empty for the
     /// lost-event notice, which TraceEvent names by its task alone.
     pub opcode_name: &'static str,
     /// The MOF class describing the data (`Process_V4_TypeGroup1`), or for the `SysConfig`
-    /// events the TraceEvent class that reads them.
+    /// and `ImageID` events the TraceEvent class that reads them.
     pub mof_class: &'static str,
     /// The fields, in the order of the data. When [`tail`](Self::tail) is
     /// [`Tail::LastArrayToEnd`] the last array is at its largest here: use
@@ -280,7 +294,8 @@ impl core::fmt::Display for EventName {
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct KernelClass {
-    /// The MOF class name (`Process`), or `SysConfig` for KernelTraceControl's class.
+    /// The MOF class name (`Process`), or TraceEvent's task name (`SysConfig`, `ImageID`) for
+    /// KernelTraceControl's classes.
     pub name: &'static str,
     /// Its GUID.
     pub guid: Guid,
@@ -422,8 +437,19 @@ pub const SYS_CONFIG: Guid = Guid::from_fields(
     [0xa2, 0x43, 0x42, 0x48, 0xe2, 0x66, 0xe9, 0xd0],
 );
 
+/// KernelTraceControl's `ImageID` class (PerfView's `ImageIDTaskGuid`),
+/// `{b3e675d7-2554-4f18-830b-2762732560de}`: what identifies each loaded image on a symbol
+/// server (its PE `TimeDateStamp`, its PDB's GUID and age, its version resource), written as
+/// classic `FULL_HEADER` events when a trace is merged.
+pub const IMAGE_ID: Guid = Guid::from_fields(
+    0xb3e6_75d7,
+    0x2554,
+    0x4f18,
+    [0x83, 0x0b, 0x27, 0x62, 0x73, 0x25, 0x60, 0xde],
+);
+
 /// Every class the tables describe.
-pub static CLASSES: [KernelClass; 17] = [
+pub static CLASSES: [KernelClass; 18] = [
     class(
         "EventTraceEvent",
         EVENT_TRACE,
@@ -445,6 +471,7 @@ pub static CLASSES: [KernelClass; 17] = [
     class("StackWalk", STACK_WALK, &perf::STACK_WALK_EVENTS),
     class("SystemConfig", SYSTEM_CONFIG, &config::SYSTEM_CONFIG_EVENTS),
     class("SysConfig", SYS_CONFIG, &config::SYS_CONFIG_EVENTS),
+    class("ImageID", IMAGE_ID, &control::IMAGE_ID_EVENTS),
 ];
 
 const fn class(name: &'static str, guid: Guid, events: &'static [KernelEvent]) -> KernelClass {
@@ -610,12 +637,19 @@ const fn event(
         class,
         event_type,
         version,
+        provider_name: PROVIDER_NAME,
         task_name,
         opcode_name,
         mof_class,
         fields,
         tail: Tail::Exact,
     }
+}
+
+/// The same event, named as TraceEvent names the provider `provider_name`.
+const fn with_provider(mut event: KernelEvent, provider_name: &'static str) -> KernelEvent {
+    event.provider_name = provider_name;
+    event
 }
 
 /// The same event, its data ending as `tail` says.

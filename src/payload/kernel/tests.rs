@@ -105,7 +105,7 @@ fn hooks_name_the_classes_of_their_groups() {
     assert_eq!(class_of_hook(HookId::new(EventTraceGroup::JOB, 1)), None);
     assert_eq!(class_of_hook(HookId(0x1F00)), None);
     for class in &CLASSES {
-        if class.guid == LOST_EVENT || class.guid == SYS_CONFIG {
+        if [LOST_EVENT, SYS_CONFIG, IMAGE_ID].contains(&class.guid) {
             continue;
         }
         let group = (0u8..=0x1E).find(|group| {
