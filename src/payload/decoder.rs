@@ -241,6 +241,51 @@ enum Frame {
     Struct { field: u32, element: Option<u32> },
 }
 
+/// A fixed stack set up on its first push: a walk that needs none (most events' fields are
+/// neither arrays, structures nor counts) never writes its storage.
+#[derive(Debug)]
+struct Lazy<T, const N: usize>(Option<heapless::Vec<T, N>>);
+
+impl<T, const N: usize> Lazy<T, N> {
+    const fn new() -> Self {
+        Self(None)
+    }
+
+    fn as_slice(&self) -> &[T] {
+        self.0.as_deref().unwrap_or_default()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.as_slice().is_empty()
+    }
+
+    fn last(&self) -> Option<&T> {
+        self.as_slice().last()
+    }
+
+    fn last_mut(&mut self) -> Option<&mut T> {
+        self.0.as_mut()?.last_mut()
+    }
+
+    fn get_mut(&mut self, index: usize) -> Option<&mut T> {
+        self.0.as_mut()?.get_mut(index)
+    }
+
+    fn pop(&mut self) -> Option<T> {
+        self.0.as_mut()?.pop()
+    }
+
+    fn clear(&mut self) {
+        if let Some(stack) = self.0.as_mut() {
+            stack.clear();
+        }
+    }
+
+    fn push(&mut self, item: T) -> Result<(), T> {
+        self.0.get_or_insert_with(heapless::Vec::new).push(item)
+    }
+}
+
 /// The walk over one event's data with its schema: an iterator of [`Item`]s, ending after the
 /// last field or at the first error.
 ///
@@ -269,10 +314,10 @@ pub struct PayloadDecoder<'s, 'd, N> {
     next: usize,
     pointer_size: u8,
     /// The arrays and structures open, innermost last; empty at the top level.
-    frames: heapless::Vec<Frame, FRAMES>,
+    frames: Lazy<Frame, FRAMES>,
     /// The latest values of integer fields outside arrays: (field index, value), oldest
     /// overwritten first.
-    recent: heapless::Vec<(u16, usize), RECENT>,
+    recent: Lazy<(u16, usize), RECENT>,
     recent_next: usize,
     /// Array elements still allowed (see [`PayloadErrorKind::ItemLimit`]).
     items_left: usize,
@@ -293,8 +338,8 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
             } else {
                 8
             },
-            frames: heapless::Vec::new(),
-            recent: heapless::Vec::new(),
+            frames: Lazy::new(),
+            recent: Lazy::new(),
             recent_next: 0,
             items_left: data.len().saturating_mul(8).max(1 << 16),
             failed: false,
@@ -418,7 +463,7 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
     fn reference(&mut self, names: u16) -> Result<u32, PayloadErrorKind> {
         // Newest first: the slots before `recent_next`, then those from the end back to it
         // (all of them from the end while the slots are not yet full, `recent_next` being 0).
-        let recent: &[(u16, usize)] = &self.recent;
+        let recent: &[(u16, usize)] = self.recent.as_slice();
         let (latest, wrapped) = recent
             .split_at_checked(self.recent_next)
             .unwrap_or((recent, &[]));
