@@ -186,9 +186,12 @@ fn run(cli: Cli) -> Result<(), String> {
 /// struct, so that `/dev/zero` or a large file is refused instead of read whole.
 const MAX_DECODE_INPUT: u64 = 1 << 20;
 
+/// An input opened, with the name messages give it.
+type NamedInput = (String, Box<dyn Read>);
+
 /// `-` (standard input) or `@FILE`, opened, with the name messages give it; `None` for an
 /// argument that is the input itself.
-fn open_input(input: &str) -> Result<Option<(String, Box<dyn Read>)>, String> {
+fn open_input(input: &str) -> Result<Option<NamedInput>, String> {
     if input == "-" {
         return Ok(Some((
             "standard input".to_owned(),
