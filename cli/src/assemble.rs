@@ -445,14 +445,18 @@ impl Gap {
             1 => " after the one trace buffer found".to_owned(),
             many => format!(" after the last of the {many} trace buffers found"),
         };
+        let limit = if self.limit % (1 << 20) == 0 {
+            format!("{} MiB", self.limit >> 20)
+        } else {
+            format!("{} bytes", self.limit)
+        };
         format!(
             "{name}: no trace buffer in bytes {}..{} ({} bytes){after}: stopped reading there; \
-             a stream may go on for at most {} MiB without a trace buffer (to assemble it all, \
+             a stream may go on for at most {limit} without a trace buffer (to assemble it all, \
              save it to a file first)",
             self.from,
             self.at,
             self.at - self.from,
-            self.limit >> 20
         )
     }
 }
