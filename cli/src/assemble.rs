@@ -445,7 +445,7 @@ impl Gap {
             1 => " after the one trace buffer found".to_owned(),
             many => format!(" after the last of the {many} trace buffers found"),
         };
-        let limit = if self.limit % (1 << 20) == 0 {
+        let limit = if self.limit.is_multiple_of(1 << 20) {
             format!("{} MiB", self.limit >> 20)
         } else {
             format!("{} bytes", self.limit)
