@@ -73,8 +73,9 @@ TIME is a FILETIME (100 ns intervals since 1601) or a UTC date and time,
 2026-11-21T00:00:00Z or 2026-11-21T00:00:00.1234567Z.
 
 Exit status: 0 when the .etl file was written (bytes not used are reported on stderr);
-1 when the dump holds no whole trace buffer, a stream went on for 64 MiB without one, or a
-file cannot be read or written; 2 for a bad command line.";
+1 when the dump holds no whole trace buffer (or only ones too small for the logfile header's
+buffer), a stream went on for 64 MiB without one, or a file cannot be read or written; 2 for
+a bad command line.";
 
 /// What the raw timestamps count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -1270,6 +1271,29 @@ pub fn assemble<W: Write + Seek>(
 
     // The file.
     emit_notes(&notes, note);
+    // The first buffer holds the logfile header event; an .etl file's buffers are all of one
+    // BufferSize (ntwmi.h's WMI_BUFFER_HEADER, read by every reader at BufferSize steps), so
+    // buffers too small for it cannot make a file.
+    if let Err(error) = header.write_first_buffer(&mut vec![0; buffer_size as usize]) {
+        let names = if header.logger_name.is_empty() && header.log_file_name.is_empty() {
+            ""
+        } else {
+            " (shorter --logger-name and --log-file-name need fewer)"
+        };
+        let first = kept.values().map(|&(offset, _)| offset).min().unwrap_or(0);
+        let found = match kept.len() {
+            1 => format!("the whole trace buffer found (at byte {first}) has"),
+            many => format!(
+                "the {many} whole trace buffers found (SequenceNumber {lowest} to {highest}, the \
+                 first at byte {first}) have"
+            ),
+        };
+        return Err(format!(
+            "{dump_name}: {found} BufferSize {buffer_size}, too small for the logfile header's \
+             buffer that starts an .etl file, whose buffers all have one BufferSize: \
+             {error}{names}"
+        ));
+    }
     let output_name = args.output.display().to_string();
     let cannot_write = |error: String| format!("cannot write {output_name}: {error}");
     let out = create().map_err(|error| cannot_write(error.to_string()))?;

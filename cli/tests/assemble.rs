@@ -310,11 +310,16 @@ fn buffers_inside_junk_are_found_and_the_junk_reported() {
 
 /// The one sealed buffer of a 1024-byte session holding one event.
 fn buffer_of_1024_bytes() -> Vec<u8> {
+    one_buffer::<1024>()
+}
+
+/// The one sealed buffer of an `N`-byte session holding one event.
+fn one_buffer<const N: usize>() -> Vec<u8> {
     use etw_classic::{
         Bitness, EventData, EventTraceHeader, Level, Provider, Session, SteppingContext,
         TimesOrFlags, WnodeFlags,
     };
-    let mut session = Session::<1024, 1>::new(LOGGER_ID, Level::VERBOSE);
+    let mut session = Session::<N, 1>::new(LOGGER_ID, Level::VERBOSE);
     let provider = Provider::<1>::new(Bitness::Bits32);
     let mut clock = SteppingContext {
         now: BOOT_TIME,
@@ -374,6 +379,33 @@ fn the_buffer_size_most_buffers_have_wins() {
         summary(&run.output),
         json!({"buffers": 2, "events": 2, "kinds": {"FULL_HEADER32": 1, "SYSTEM32": 1}})
     );
+}
+
+#[test]
+fn buffers_too_small_for_the_logfile_header_are_an_error_and_no_file() {
+    // A 256-byte buffer is whole, but every buffer of an .etl file has one BufferSize and the
+    // first holds the logfile header event after its 72-byte buffer header (184 bytes left):
+    // a 0x20-byte SYSTEM_TRACE_HEADER, the 0x110-byte 32-bit TRACE_LOGFILE_HEADER and two
+    // empty UTF-16 names of 2 bytes each, 308 bytes (LAYOUTS.md). (Found by the `assemble`
+    // fuzz target.)
+    let dir = scratch("too-small");
+    let mut dump = vec![0xAA; 40];
+    dump.extend(one_buffer::<256>());
+    let run = assemble(&dir, &dump, &["--log-file-name", ""]);
+    assert_eq!(run.status, Some(1), "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "etwc assemble: bytes 0..40 (40 bytes, all 0xAA) not used: no trace buffer header in \
+             them\n\
+             etwc: {}: the whole trace buffer found (at byte 40) has BufferSize 256, too small for \
+             the logfile header's buffer that starts an .etl file, whose buffers all have one \
+             BufferSize: TRACE_LOGFILE_HEADER (32-bit): encoding needs 308 bytes of output, found \
+             room for 184\n",
+            dir.join("dump.bin").display()
+        )
+    );
+    assert!(!run.output.exists(), "no file written");
 }
 
 #[test]

@@ -7,8 +7,9 @@
 //!
 //! Laws:
 //! - nothing panics, and the memory stays within libFuzzer's limits (run-all.sh's malloc limit);
-//! - an error names the bytes: `the dump is empty` for no byte, else the dump's length
-//!   (`no whole trace buffer ... in its N bytes`); the notes name byte ranges inside the dump;
+//! - an error names the bytes: `the dump is empty` for no byte, the dump's length (`no whole
+//!   trace buffer ... in its N bytes`), or the offset of the first buffer found when they are
+//!   too small for the logfile header's buffer; the notes name byte ranges inside the dump;
 //! - a file written parses as an .etl file (`EtlFile`) whose `BufferSize` is every buffer's, with
 //!   `BuffersWritten` the logfile header's buffer and the trace buffers; every trace buffer is
 //!   bytes of the dump, walks its events without error, and the `SequenceNumber`s increase;
@@ -84,6 +85,15 @@ fuzz_target!(|input: &[u8]| {
     match &result {
         Err(message) if bytes.is_empty() => {
             assert_eq!(message, "dump.bin: the dump is empty: no trace buffer");
+        }
+        // Buffers too small for the logfile header's buffer: named by their first offset.
+        Err(message) if message.contains("too small for the logfile header's buffer") => {
+            let at = message
+                .split("at byte ")
+                .nth(1)
+                .and_then(|rest| rest.split(')').next())
+                .and_then(|number| number.parse::<u64>().ok());
+            assert!(at.is_some_and(|at| at < len), "{message}");
         }
         Err(message) => assert!(
             message.starts_with("dump.bin: no whole trace buffer of any BufferSize in its ")
