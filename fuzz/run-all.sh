@@ -38,6 +38,7 @@ max_len() {
         lznt1 | xpress_huffman) echo 8192 ;;
         event_info) echo 8192 ;;
         event_source_reassembly) echo 32768 ;;
+        assemble) echo 65536 ;;
         *) echo 4096 ;;
     esac
 }

@@ -2,7 +2,9 @@
 //!
 //! The dump is any file that holds trace buffers: a RAM dump of the session's pool, a
 //! semihosting or RTT stream of the buffers as they were handed over, a file of concatenated
-//! buffers, an .etl file. It is read through a window: to find the buffers (twice when their
+//! buffers, an .etl file. Standard input, a pipe or a FIFO is copied into a temporary file as
+//! it arrives, watched for [`STREAM_GAP_LIMIT`] bytes without a trace buffer
+//! ([`Dump::from_stream`]), then read as a regular file is. It is read through a window: to find the buffers (twice when their
 //! `BufferSize` is not given: once to choose it), then to copy them, in `SequenceNumber` order,
 //! behind a logfile header written for them ([`etw_classic::EtlWriter`]).
 //!
@@ -11,7 +13,8 @@
 //! 64 per whole buffer kept (its `SequenceNumber`, offset and `LoggerId`, to write them in
 //! order; a whole buffer takes at least 80 bytes of the dump); the notes, at most [`MAX_NOTES`]
 //! of at most [`MAX_LISTED`] buffers each, the others counted; the `SequenceNumber`s of at most
-//! 65,536 torn buffers. A torn buffer is described when found and then forgotten.
+//! 65,536 torn buffers. A torn buffer is described when found and then forgotten. A stream adds
+//! its watch: at most one buffer (16 MiB) and a 64 KiB read, and its copy on disk.
 //!
 //! See [`AFTER_HELP`] for what is recognised as a trace buffer, how the header's members are
 //! chosen and the exit codes.
@@ -19,7 +22,7 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
-use std::io::{BufWriter, Read, Seek, SeekFrom};
+use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 use std::num::NonZeroU64;
 use std::path::{Path, PathBuf};
 
@@ -58,12 +61,21 @@ needed (--start-time dates --start-timestamp, by default the earliest event's ra
 timestamp). EndTime is the latest event or buffer timestamp, as a FILETIME, unless --end-time
 says (events lost after the last buffer was sealed happened later).
 
+The dump: a regular file is read in place. Standard input (-), a pipe, a FIFO or a device is
+read as a stream as its bytes arrive (a semihosting or RTT stream), copied to a temporary
+file (in $TMPDIR) and then read as a file of the same bytes would be, to the same .etl file.
+Memory stays bounded (one buffer and a read are held while it arrives). A stream may go on
+for at most 64 MiB (67108864 bytes) after the end of the last trace buffer found in it, or
+from its start: then reading stops with an error naming the bytes, so that an endless input
+(/dev/zero, yes) ends. Save a stream to a file to assemble longer gaps.
+
 TIME is a FILETIME (100 ns intervals since 1601) or a UTC date and time,
 2026-11-21T00:00:00Z or 2026-11-21T00:00:00.1234567Z.
 
 Exit status: 0 when the .etl file was written (bytes not used are reported on stderr);
-1 when the dump holds no whole trace buffer, or a file cannot be read or written; 2 for a bad
-command line.";
+1 when the dump holds no whole trace buffer (or only ones too small for the logfile header's
+buffer), a stream went on for 64 MiB without one, or a file cannot be read or written; 2 for
+a bad command line.";
 
 /// What the raw timestamps count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -80,7 +92,7 @@ pub enum ClockArg {
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The dump: raw bytes holding trace buffers (RAM dump, semihosting or RTT stream,
-    /// concatenated buffers)
+    /// concatenated buffers); `-` for standard input; a pipe or FIFO is read as it arrives
     dump: PathBuf,
     /// The .etl file to write
     #[arg(short, long, value_name = "OUT.etl")]
@@ -133,6 +145,28 @@ pub struct Args {
 }
 
 impl Args {
+    /// The arguments `etwc assemble DUMP -o OUTPUT` has with no option: every default.
+    pub fn new(dump: PathBuf, output: PathBuf) -> Self {
+        Self {
+            dump,
+            output,
+            buffer_size: None,
+            pointer_size: None,
+            clock: ClockArg::System,
+            frequency: None,
+            start_time: None,
+            start_timestamp: None,
+            end_time: None,
+            boot_time: None,
+            cpu_mhz: None,
+            processors: None,
+            events_lost: None,
+            buffers_lost: None,
+            logger_name: String::new(),
+            log_file_name: None,
+        }
+    }
+
     /// What clap cannot check: the clock's options fit the clock. `None` when they do; else
     /// the message of a usage error.
     fn clock_problem(&self) -> Option<String> {
@@ -239,12 +273,16 @@ pub fn parse_time(text: &str) -> Result<i64, String> {
     .ok_or_else(expected)
 }
 
+/// Bytes that can be read anywhere: a regular file, the copy of a stream, bytes in memory.
+pub trait Source: Read + Seek {}
+impl<T: Read + Seek> Source for T {}
+
 /// The dump, read through a window that moves forward: at most a few MiB and one buffer in
 /// memory.
-struct Dump {
-    file: File,
+pub struct Dump {
+    source: Box<dyn Source>,
     len: u64,
-    /// The dump offset of `window[0]`; the file is positioned at `base + window.len()`.
+    /// The dump offset of `window[0]`; the source is positioned at `base + window.len()`.
     base: u64,
     window: Vec<u8>,
 }
@@ -256,17 +294,104 @@ const KEEP_BEHIND: usize = 1 << 20;
 /// The longest unused range checked for being all one byte value.
 const UNIFORM_LIMIT: u64 = 1 << 20;
 
+/// The most bytes a stream (standard input, a pipe, a FIFO, a character device) may hold after
+/// the last trace buffer found in it, or from its start when none was, before reading stops
+/// with an error: 64 MiB, four times the largest buffer.
+pub const STREAM_GAP_LIMIT: u64 = 64 << 20;
+
 impl Dump {
-    fn open(path: &Path) -> Result<Self, String> {
+    /// The dump `name`: standard input for `-`; a regular file read in place; anything else
+    /// (a pipe, a FIFO, a character device) read as a stream into a temporary file
+    /// ([`Dump::from_stream`], with [`STREAM_GAP_LIMIT`]).
+    pub fn open(path: &Path) -> Result<Self, String> {
+        let spool = || {
+            tempfile::tempfile()
+                .map_err(|error| format!("cannot create a temporary file for the stream: {error}"))
+        };
+        if path == Path::new("-") {
+            return Self::from_stream(
+                std::io::stdin().lock(),
+                spool()?,
+                "standard input",
+                STREAM_GAP_LIMIT,
+            );
+        }
         let cannot = |error: std::io::Error| format!("cannot read {}: {error}", path.display());
         let file = File::open(path).map_err(cannot)?;
-        let len = file.metadata().map_err(cannot)?.len();
-        Ok(Self {
+        let metadata = file.metadata().map_err(cannot)?;
+        if metadata.is_file() {
+            return Ok(Self::from_source(Box::new(file), metadata.len()));
+        }
+        Self::from_stream(
             file,
+            spool()?,
+            &path.display().to_string(),
+            STREAM_GAP_LIMIT,
+        )
+    }
+
+    /// A dump of `len` bytes read from `source`, which starts at its current position 0.
+    pub fn from_source(source: Box<dyn Source>, len: u64) -> Self {
+        Self {
+            source,
             len,
             base: 0,
             window: Vec::new(),
-        })
+        }
+    }
+
+    /// A dump held in memory.
+    pub fn from_bytes(bytes: Vec<u8>) -> Self {
+        let len = bytes.len() as u64;
+        Self::from_source(Box::new(std::io::Cursor::new(bytes)), len)
+    }
+
+    /// The bytes of `input` as they arrive (a semihosting or RTT stream: short reads, no
+    /// length known, no seeking), copied into `spool` (a temporary file), which the dump then
+    /// reads as it reads a regular file: the .etl written is the one the same bytes in a file
+    /// give. The stream is watched as it arrives, in a window of at most one buffer and a read:
+    /// once `gap_limit` bytes have come after the end of the last trace buffer found (or from
+    /// the start), reading stops with an error naming the offsets, so that an endless input
+    /// (`/dev/zero`, `yes`) ends. A trace buffer here is a header that passes the checks of
+    /// [`AFTER_HELP`] with any plausible `BufferSize`, whose `BufferSize` bytes arrived and
+    /// whose events walk.
+    pub fn from_stream<S: Read + Write + Seek + 'static>(
+        mut input: impl Read,
+        mut spool: S,
+        name: &str,
+        gap_limit: u64,
+    ) -> Result<Self, String> {
+        let mut watch = Watch::new(gap_limit);
+        let mut chunk = vec![0u8; READ_CHUNK];
+        let mut len = 0u64;
+        let spool_error =
+            |error: std::io::Error| format!("cannot copy {name} to a temporary file: {error}");
+        loop {
+            let read = match input.read(&mut chunk) {
+                Ok(0) => break,
+                Ok(read) => read,
+                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(error) => return Err(format!("cannot read {name}: {error}")),
+            };
+            let bytes = &chunk[..read];
+            spool.write_all(bytes).map_err(spool_error)?;
+            len += read as u64;
+            watch.feed(bytes, false).map_err(|gap| gap.message(name))?;
+        }
+        watch.feed(&[], true).map_err(|gap| gap.message(name))?;
+        spool.flush().map_err(spool_error)?;
+        spool.seek(SeekFrom::Start(0)).map_err(spool_error)?;
+        Ok(Self::from_source(Box::new(spool), len))
+    }
+
+    /// The dump's length in bytes.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the dump holds no byte.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
     }
 
     /// Up to `len` bytes from `start`: fewer where the dump ends.
@@ -274,7 +399,7 @@ impl Dump {
         let end = start.saturating_add(len as u64).min(self.len);
         let window_end = self.base + self.window.len() as u64;
         if start < self.base || start > window_end {
-            self.file.seek(SeekFrom::Start(start))?;
+            self.source.seek(SeekFrom::Start(start))?;
             self.window.clear();
             self.base = start;
         } else if start - self.base >= KEEP_BEHIND as u64 {
@@ -284,11 +409,120 @@ impl Dump {
         let needed = (end.max(start) - self.base) as usize;
         if self.window.len() < needed {
             let more = (needed - self.window.len()).max(READ_CHUNK) as u64;
-            (&mut self.file).take(more).read_to_end(&mut self.window)?;
+            (&mut self.source)
+                .take(more)
+                .read_to_end(&mut self.window)?;
         }
         let from = (start - self.base) as usize;
         let to = needed.min(self.window.len());
         Ok(&self.window[from.min(to)..to])
+    }
+}
+
+/// A stream watched as it arrives, for [`Dump::from_stream`]: where the last trace buffer
+/// found ends, and the bytes from the next offset to look at (at most one buffer and a read).
+struct Watch {
+    gap_limit: u64,
+    /// The stream offset of `window[0]`, the next offset to look at.
+    at: u64,
+    window: Vec<u8>,
+    /// Where the last trace buffer found ends; 0 before the first.
+    found_end: u64,
+    buffers: u64,
+}
+
+/// A stream that went on for the gap limit without a trace buffer.
+struct Gap {
+    from: u64,
+    at: u64,
+    buffers: u64,
+    limit: u64,
+}
+
+impl Gap {
+    fn message(&self, name: &str) -> String {
+        let after = match self.buffers {
+            0 => String::new(),
+            1 => " after the one trace buffer found".to_owned(),
+            many => format!(" after the last of the {many} trace buffers found"),
+        };
+        let limit = if self.limit.is_multiple_of(1 << 20) {
+            format!("{} MiB", self.limit >> 20)
+        } else {
+            format!("{} bytes", self.limit)
+        };
+        format!(
+            "{name}: no trace buffer in bytes {}..{} ({} bytes){after}: stopped reading there; \
+             a stream may go on for at most {limit} without a trace buffer (to assemble it all, \
+             save it to a file first)",
+            self.from,
+            self.at,
+            self.at - self.from,
+        )
+    }
+}
+
+impl Watch {
+    fn new(gap_limit: u64) -> Self {
+        Self {
+            gap_limit,
+            at: 0,
+            window: Vec::new(),
+            found_end: 0,
+            buffers: 0,
+        }
+    }
+
+    /// Takes the next bytes of the stream (`end`: there are no more) and looks at every offset
+    /// it can decide.
+    fn feed(&mut self, bytes: &[u8], end: bool) -> Result<(), Gap> {
+        self.window.extend_from_slice(bytes);
+        let mut skip = 0usize;
+        loop {
+            if self.at + skip as u64 - self.found_end >= self.gap_limit {
+                self.at += skip as u64;
+                return Err(Gap {
+                    from: self.found_end,
+                    at: self.at,
+                    buffers: self.buffers,
+                    limit: self.gap_limit,
+                });
+            }
+            let rest = &self.window[skip..];
+            let Some(head) = rest.first_chunk::<0x48>() else {
+                if end {
+                    skip = self.window.len();
+                }
+                break;
+            };
+            let size = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
+            if !plausible_size(size) {
+                skip += 1;
+                continue;
+            }
+            let header = WmiBufferHeader::from_bytes(head);
+            if !looks_like_buffer(&header, SizeRule::Plausible) || !offset_in_range(&header) {
+                skip += 1;
+                continue;
+            }
+            let Some(buffer) = rest.get(..size as usize) else {
+                if end {
+                    skip += 1;
+                    continue;
+                }
+                break;
+            };
+            if walk_events(buffer).is_ok() {
+                skip += size as usize;
+                self.buffers += 1;
+                self.found_end = self.at + skip as u64;
+            } else {
+                skip += 1;
+            }
+        }
+        self.window.drain(..skip.min(self.window.len()));
+        self.at += skip as u64;
+        Ok(())
     }
 }
 
@@ -437,24 +671,18 @@ fn classify(dump: &mut Dump, offset: u64, header: &WmiBufferHeader) -> std::io::
             return Ok(Verdict::Torn(Torn::CutBy { at: at as u64 }));
         }
     }
-    let buffer = match TraceBuffer::parse(&bytes[..size]) {
-        Ok(buffer) => buffer,
-        Err(error) => {
-            return Ok(Verdict::Torn(Torn::Events {
-                error: error.to_string(),
-            }))
-        }
-    };
+    Ok(match walk_events(&bytes[..size]) {
+        Ok(summary) => Verdict::Whole(summary),
+        Err(error) => Verdict::Torn(Torn::Events { error }),
+    })
+}
+
+/// Walks the events of the buffer `bytes`: what they say, or the first error.
+fn walk_events(bytes: &[u8]) -> Result<EventSummary, String> {
+    let buffer = TraceBuffer::parse(bytes).map_err(|error| error.to_string())?;
     let mut summary = EventSummary::default();
     for event in buffer.events() {
-        let event = match event {
-            Ok(event) => event,
-            Err(error) => {
-                return Ok(Verdict::Torn(Torn::Events {
-                    error: error.to_string(),
-                }))
-            }
-        };
+        let event = event.map_err(|error| error.to_string())?;
         summary.events += 1;
         match event.header_type.bitness() {
             Some(Bitness::Bits32) => summary.bits32 = true,
@@ -466,7 +694,7 @@ fn classify(dump: &mut Dump, offset: u64, header: &WmiBufferHeader) -> std::io::
             summary.latest = Some(summary.latest.map_or(timestamp, |t| t.max(timestamp)));
         }
     }
-    Ok(Verdict::Whole(summary))
+    Ok(summary)
 }
 
 /// A whole trace buffer the first pass found (with any plausible `BufferSize`): what the
@@ -785,6 +1013,15 @@ const FILETIMES_PER_SECOND: NonZeroU64 = match NonZeroU64::new(10_000_000) {
 /// The notes printed on stderr, at most this many; the rest are counted.
 const MAX_NOTES: usize = 20;
 
+/// The name of the dump in messages: `standard input` for `-`, else the path as given.
+pub fn dump_name(path: &Path) -> String {
+    if path == Path::new("-") {
+        "standard input".to_owned()
+    } else {
+        path.display().to_string()
+    }
+}
+
 /// Runs `etwc assemble`; the messages on stderr and the summary on stdout.
 pub fn run(args: &Args) -> Result<(), String> {
     if let Some(problem) = args.clock_problem() {
@@ -794,8 +1031,35 @@ pub fn run(args: &Args) -> Result<(), String> {
         )
         .exit();
     }
-    let dump_name = args.dump.display().to_string();
+    let dump_name = dump_name(&args.dump);
     let mut dump = Dump::open(&args.dump)?;
+    let (out, summary) = assemble(
+        args,
+        &mut dump,
+        &dump_name,
+        || File::create(&args.output).map(BufWriter::new),
+        &mut |note| eprintln!("etwc assemble: {note}"),
+    )?;
+    out.into_inner()
+        .map_err(|error| format!("cannot write {}: {}", args.output.display(), error.error()))?;
+    println!("{summary}");
+    Ok(())
+}
+
+/// Assembles `dump` as `args` say: hands `note` each message on the bytes not used (in the
+/// order `etwc assemble` prints them), writes the .etl file to what `create` gives (called
+/// only when there is a file to write) and returns it with the one-line summary. An error is
+/// the message `etwc assemble` prints, naming the dump by `dump_name`.
+pub fn assemble<W: Write + Seek>(
+    args: &Args,
+    dump: &mut Dump,
+    dump_name: &str,
+    create: impl FnOnce() -> std::io::Result<W>,
+    note: &mut dyn FnMut(&str),
+) -> Result<(W, String), String> {
+    if let Some(problem) = args.clock_problem() {
+        return Err(problem);
+    }
     let io_error = |error: std::io::Error| format!("cannot read {dump_name}: {error}");
     if dump.len == 0 {
         return Err(format!("{dump_name}: the dump is empty: no trace buffer"));
@@ -810,7 +1074,7 @@ pub fn run(args: &Args) -> Result<(), String> {
     let (rule, buffer_size) = match args.buffer_size {
         Some(size) => (SizeRule::Exact(size), Some(size)),
         None => {
-            scan(&mut dump, SizeRule::Plausible, |_, item| {
+            scan(dump, SizeRule::Plausible, |_, item| {
                 if item.is_whole_trace_buffer() {
                     sized.try_reserve(1).map_err(|_| {
                         format!("{dump_name}: cannot hold the list of the whole buffers found")
@@ -835,7 +1099,7 @@ pub fn run(args: &Args) -> Result<(), String> {
 
     // The second pass: the buffers of that size, each taken as it is found.
     let mut assembly = Assembly::default();
-    scan(&mut dump, rule, |dump, item| {
+    scan(dump, rule, |dump, item| {
         assembly
             .take(dump, item, &mut other_sizes, buffer_size)
             .map_err(io_error)
@@ -843,7 +1107,7 @@ pub fn run(args: &Args) -> Result<(), String> {
     .map_err(scan_error)?;
     let dump_len = dump.len;
     assembly
-        .close_gap(&mut dump, dump_len, &mut other_sizes, buffer_size)
+        .close_gap(dump, dump_len, &mut other_sizes, buffer_size)
         .map_err(io_error)?;
     let Assembly {
         kept,
@@ -860,7 +1124,7 @@ pub fn run(args: &Args) -> Result<(), String> {
     } = assembly;
 
     let Some(buffer_size) = buffer_size.filter(|_| !kept.is_empty()) else {
-        print_notes(&notes);
+        emit_notes(&notes, note);
         let rule = match args.buffer_size {
             Some(size) => format!("of BufferSize {size}"),
             None => "of any BufferSize".to_owned(),
@@ -1006,12 +1270,35 @@ pub fn run(args: &Args) -> Result<(), String> {
         .unwrap_or_else(|| clock.to_filetime(latest_raw).unwrap_or(0));
 
     // The file.
-    print_notes(&notes);
+    emit_notes(&notes, note);
+    // The first buffer holds the logfile header event; an .etl file's buffers are all of one
+    // BufferSize (ntwmi.h's WMI_BUFFER_HEADER, read by every reader at BufferSize steps), so
+    // buffers too small for it cannot make a file.
+    if let Err(error) = header.write_first_buffer(&mut vec![0; buffer_size as usize]) {
+        let names = if header.logger_name.is_empty() && header.log_file_name.is_empty() {
+            ""
+        } else {
+            " (shorter --logger-name and --log-file-name need fewer)"
+        };
+        let first = kept.values().map(|&(offset, _)| offset).min().unwrap_or(0);
+        let found = match kept.len() {
+            1 => format!("the whole trace buffer found (at byte {first}) has"),
+            many => format!(
+                "the {many} whole trace buffers found (SequenceNumber {lowest} to {highest}, the \
+                 first at byte {first}) have"
+            ),
+        };
+        return Err(format!(
+            "{dump_name}: {found} BufferSize {buffer_size}, too small for the logfile header's \
+             buffer that starts an .etl file, whose buffers all have one BufferSize: \
+             {error}{names}"
+        ));
+    }
     let output_name = args.output.display().to_string();
     let cannot_write = |error: String| format!("cannot write {output_name}: {error}");
-    let out = File::create(&args.output).map_err(|error| cannot_write(error.to_string()))?;
-    let mut writer = EtlWriter::new(BufWriter::new(out), header)
-        .map_err(|error| cannot_write(error.to_string()))?;
+    let out = create().map_err(|error| cannot_write(error.to_string()))?;
+    let mut writer =
+        EtlWriter::new(out, header).map_err(|error| cannot_write(error.to_string()))?;
     for &(offset, _) in kept.values() {
         let bytes = dump.bytes(offset, buffer_size as usize).map_err(io_error)?;
         writer
@@ -1019,18 +1306,16 @@ pub fn run(args: &Args) -> Result<(), String> {
             .map_err(|error| cannot_write(error.to_string()))?;
     }
     let written = writer.trace_buffers();
-    writer
+    let out = writer
         .finish()
-        .map_err(|error| cannot_write(error.to_string()))?
-        .into_inner()
-        .map_err(|error| cannot_write(error.error().to_string()))?;
+        .map_err(|error| cannot_write(error.to_string()))?;
 
     let clock_name = match clock_type {
         ClockType::SYSTEM_TIME => "system time".to_owned(),
         ClockType::QUERY_PERFORMANCE_COUNTER => format!("QPC at {} Hz", header.perf_freq),
         _ => format!("CPU cycles at {} MHz", header.cpu_speed_in_mhz),
     };
-    println!(
+    let summary = format!(
         "{output_name}: {} buffers of {buffer_size} bytes: the logfile header's and {written} \
          trace buffers (SequenceNumber {lowest} to {highest}) holding {} events; pointer size \
          {} ({bitness_source}); clock {clock_name}; start {}, end {}; {} events lost, {} \
@@ -1043,14 +1328,14 @@ pub fn run(args: &Args) -> Result<(), String> {
         header.events_lost,
         header.buffers_lost,
     );
-    Ok(())
+    Ok((out, summary))
 }
 
-fn print_notes(notes: &Notes) {
-    for note in &notes.shown {
-        eprintln!("etwc assemble: {note}");
+fn emit_notes(notes: &Notes, note: &mut dyn FnMut(&str)) {
+    for shown in &notes.shown {
+        note(shown);
     }
     if notes.hidden > 0 {
-        eprintln!("etwc assemble: {} more notes not shown", notes.hidden);
+        note(&format!("{} more notes not shown", notes.hidden));
     }
 }

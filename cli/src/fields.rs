@@ -1,7 +1,10 @@
 //! The JSON form of every layout: SDK member names in snake_case, unions flattened.
 //!
-//! Decoding writes every view of every union; encoding takes exactly one view per union, treats
-//! missing keys as zero and rejects unknown keys, conflicting views, out-of-range numbers and
+//! Decoding writes every view of every union; encoding takes back what decoding writes: of each
+//! union it encodes the first view given (in the order decoding writes them) and checks the keys
+//! of the other views given against the bytes written, so that `decode --json` then `encode`
+//! gives the same bytes and views that disagree are an error naming the key and both values.
+//! Encoding treats missing keys as zero and rejects unknown keys, out-of-range numbers and
 //! malformed GUIDs with a message naming the key. Shared by `etwc` and the library's
 //! golden-vector tests (`tests/golden_vectors.rs`).
 
@@ -605,6 +608,21 @@ struct Fields<'a> {
     object: &'a Map<String, Value>,
     context: &'a str,
     used: BTreeSet<&'a str>,
+    /// The keys of the views of a union other than the one encoded, given too: each is checked
+    /// against the bytes written ([`check_other_views`]).
+    others: Vec<OtherView<'a>>,
+}
+
+/// A key of a union's view that was given beside the view encoded.
+struct OtherView<'a> {
+    /// The nested object holding it (`header` of `EVENT_TRACE`), or `None` at the top.
+    within: Option<&'a str>,
+    context: &'a str,
+    union: &'a str,
+    /// The keys of the view encoded, `/` between them.
+    encoded: String,
+    key: &'a str,
+    given: &'a Value,
 }
 
 impl<'a> Fields<'a> {
@@ -614,6 +632,7 @@ impl<'a> Fields<'a> {
                 object,
                 context,
                 used: BTreeSet::new(),
+                others: Vec::new(),
             }),
             other => fail(format!(
                 "{context}: expected a JSON object, found {}",
@@ -622,28 +641,37 @@ impl<'a> Fields<'a> {
         }
     }
 
-    fn has(&self, key: &str) -> bool {
-        self.object.contains_key(key)
-    }
-
-    /// Which of a union's views the object uses: at most one, `None` when it names none.
-    fn view(&self, union: &str, views: &[&[&str]]) -> Result<Option<usize>, FieldError> {
-        let present: Vec<usize> = views
+    /// Which of a union's views is encoded: the first (in the order `decode` prints them) the
+    /// object has keys of, `None` when it names none. The keys of the others it has are what
+    /// `decode` prints beside it: they are read off and checked against the bytes written.
+    fn view(&mut self, union: &'a str, views: &[&[&'a str]]) -> Option<usize> {
+        let object = self.object;
+        let mut present = views
             .iter()
             .enumerate()
-            .filter(|(_, keys)| keys.iter().any(|key| self.has(key)))
-            .map(|(index, _)| index)
-            .collect();
-        match present.as_slice() {
-            [] => Ok(None),
-            [one] => Ok(Some(*one)),
-            [first, second, ..] => fail(format!(
-                "{}: the {union} union takes one view, found keys of two: {} and {}",
-                self.context,
-                views[*first].join("/"),
-                views[*second].join("/")
-            )),
+            .filter(|(_, keys)| keys.iter().any(|key| object.contains_key(*key)));
+        let (chosen, chosen_keys) = present.next()?;
+        let encoded = chosen_keys
+            .iter()
+            .map(|key| format!("`{key}`"))
+            .collect::<Vec<_>>()
+            .join("/");
+        for (_, keys) in present {
+            for &key in *keys {
+                if let Some(given) = self.object.get(key) {
+                    self.used.insert(key);
+                    self.others.push(OtherView {
+                        within: None,
+                        context: self.context,
+                        union,
+                        encoded: encoded.clone(),
+                        key,
+                        given,
+                    });
+                }
+            }
         }
+        Some(chosen)
     }
 
     fn number(&mut self, key: &'a str) -> Result<Option<&'a serde_json::Number>, FieldError> {
@@ -754,15 +782,15 @@ impl<'a> Fields<'a> {
         self.object.get(key)
     }
 
-    /// Fails on any key that was not read.
-    fn finish(self) -> Result<(), FieldError> {
+    /// Fails on any key that was not read; else the keys of other views to check.
+    fn finish(self) -> Result<Vec<OtherView<'a>>, FieldError> {
         match self
             .object
             .keys()
             .find(|key| !self.used.contains(key.as_str()))
         {
             Some(unknown) => fail(format!("{}: unknown key `{unknown}`", self.context)),
-            None => Ok(()),
+            None => Ok(self.others),
         }
     }
 }
@@ -786,7 +814,7 @@ fn class_of(fields: &mut Fields<'_>) -> Result<Class, FieldError> {
                 &["version"],
                 &["class_type", "class_level", "class_version"],
             ],
-        )? {
+        ) {
             Some(0) => Class::from_roll_up(fields.unsigned("version")?),
             _ => Class::new(
                 EventType(fields.unsigned("class_type")?),
@@ -799,7 +827,7 @@ fn class_of(fields: &mut Fields<'_>) -> Result<Class, FieldError> {
 
 fn guid_of(fields: &mut Fields<'_>) -> Result<GuidOrPtr, FieldError> {
     Ok(
-        match fields.view("Guid/GuidPtr", &[&["guid"], &["guid_ptr"]])? {
+        match fields.view("Guid/GuidPtr", &[&["guid"], &["guid_ptr"]]) {
             Some(1) => GuidOrPtr::from_guid_ptr(fields.unsigned("guid_ptr")?),
             _ => GuidOrPtr::from_guid(fields.guid("guid")?),
         },
@@ -813,7 +841,7 @@ fn times_of<'a>(fields: &mut Fields<'a>, id_key: &'a str) -> Result<TimesOrFlags
         &["processor_time"],
         &[id_key, "flags"],
     ];
-    Ok(match fields.view("0x28", &views)? {
+    Ok(match fields.view("0x28", &views) {
         Some(1) => TimesOrFlags::from_processor_time(fields.unsigned("processor_time")?),
         Some(2) => TimesOrFlags::from_client_context(
             fields.unsigned(id_key)?,
@@ -858,7 +886,13 @@ fn event_trace_parts(
         Some(value) => {
             let mut header_fields = Fields::new(value, "header")?;
             let header = trace_header_of(&mut header_fields)?;
-            header_fields.finish()?;
+            let others = header_fields.finish()?;
+            fields
+                .others
+                .extend(others.into_iter().map(|other| OtherView {
+                    within: Some("header"),
+                    ..other
+                }));
             header
         }
     };
@@ -874,7 +908,7 @@ fn event_trace_parts(
             &["client_context"],
             &["processor_number", "alignment", "logger_id"],
         ],
-    )? {
+    ) {
         Some(0) => BufferContext::from_client_context(fields.unsigned("client_context")?),
         _ => BufferContext::new(
             fields.unsigned("processor_number")?,
@@ -892,7 +926,7 @@ fn system_header_of(fields: &mut Fields<'_>) -> Result<SystemTraceHeader, FieldE
     match fields.view(
         "Marker",
         &[&["marker"], &["version", "header_type", "flags"]],
-    )? {
+    ) {
         Some(0) => header = header.with_marker(fields.unsigned("marker")?),
         _ => {
             header.version = fields.unsigned("version")?;
@@ -903,11 +937,11 @@ fn system_header_of(fields: &mut Fields<'_>) -> Result<SystemTraceHeader, FieldE
     match fields.view(
         "Header/Packet",
         &[&["header"], &["size", "hook_id", "type", "group"]],
-    )? {
+    ) {
         Some(0) => header = header.with_header(fields.unsigned("header")?),
         _ => {
             header.size = fields.unsigned("size")?;
-            header.hook_id = match fields.view("HookId", &[&["hook_id"], &["type", "group"]])? {
+            header.hook_id = match fields.view("HookId", &[&["hook_id"], &["type", "group"]]) {
                 Some(1) => SystemTraceHeader::hook_id_of(
                     fields.unsigned("type")?,
                     fields.unsigned("group")?,
@@ -978,7 +1012,7 @@ fn logfile_header_of(
                 "sub_minor_version",
             ],
         ],
-    )? {
+    ) {
         Some(0) => VersionDetail::from_roll_up(fields.unsigned("version")?),
         _ => VersionDetail {
             major_version: fields.unsigned("major_version")?,
@@ -1006,7 +1040,7 @@ fn logfile_header_of(
                 "cpu_speed_in_mhz",
             ],
         ],
-    )? {
+    ) {
         Some(0) => LogInstance::from_guid(fields.guid("log_instance_guid")?),
         _ => LogInstance::from_counts(
             fields.unsigned("start_buffers")?,
@@ -1111,6 +1145,56 @@ pub fn encode(layout: CliLayout, value: &Value) -> Result<Vec<u8>, FieldError> {
             bytes
         }
     };
-    fields.finish()?;
+    let others = fields.finish()?;
+    check_other_views(layout, &bytes, &others)?;
     Ok(bytes)
+}
+
+/// Checks that the keys of the views not encoded hold what the bytes written hold, as
+/// `decode` prints them: what `decode --json` printed encodes back to the same bytes, and a
+/// key changed in one view but not the other is an error naming both values. GUIDs compare
+/// as GUIDs (any case, braces or not).
+fn check_other_views(
+    layout: CliLayout,
+    bytes: &[u8],
+    others: &[OtherView<'_>],
+) -> Result<(), FieldError> {
+    if others.is_empty() {
+        return Ok(());
+    }
+    let decoded = decode(layout, bytes).map_err(FieldError)?;
+    for other in others {
+        let object = match other.within {
+            None => Some(&decoded),
+            Some(key) => decoded.get(key).and_then(Value::as_object),
+        };
+        let have = object.and_then(|object| object.get(other.key));
+        let agree = match (other.given, have) {
+            (Value::String(given), Some(Value::String(have))) => {
+                match (given.parse::<Guid>(), have.parse::<Guid>()) {
+                    (Ok(given), Ok(have)) => given == have,
+                    _ => given == have,
+                }
+            }
+            (Value::Number(given), Some(Value::Number(have))) => {
+                (given.is_u64() || given.is_i64())
+                    && given.as_u64() == have.as_u64()
+                    && given.as_i64() == have.as_i64()
+            }
+            (given, have) => Some(given) == have,
+        };
+        if !agree {
+            return fail(format!(
+                "{}: the {} union's views disagree: `{}` is {}, but the view encoded ({}) \
+                 makes it {} (give one view, or views that agree)",
+                other.context,
+                other.union,
+                other.key,
+                other.given,
+                other.encoded,
+                have.unwrap_or(&Value::Null)
+            ));
+        }
+    }
+    Ok(())
 }

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! etwc decode <LAYOUT> <HEX | @FILE | -> [--raw] [--json]
-//! etwc encode <LAYOUT> <JSON | @FILE>
+//! etwc encode <LAYOUT> <JSON | @FILE | ->
 //! etwc etl <FILE | -> [--format table|json|csv|chrome] [--summary | --stats] [--order file|time]
 //!     [--provider GUID|NAME] [--event NAME] [--process NAME] [--kind KIND] [--pid N] [--tid N]
 //!     [--from TIME] [--to TIME] [--limit N] [--manifest PATH]... [--mof PATH]...
@@ -62,7 +62,8 @@ enum Command {
     Encode {
         /// The struct's layout
         layout: CliLayout,
-        /// The fields as a JSON object, or @FILE holding one
+        /// The fields as a JSON object (what `decode --json` prints), @FILE holding one, or `-`,
+        /// standard input holding one (at most 1 MiB read)
         json: String,
     },
     /// Read an .etl file: its logfile header, then one line per event of every buffer; filter
@@ -157,11 +158,18 @@ fn run(cli: Cli) -> Result<(), String> {
         Command::Schemas(args) => schemas::run(&args),
         Command::Assemble(args) => assemble::run(&args),
         Command::Encode { layout, json } => {
-            let text = if let Some(path) = json.strip_prefix('@') {
-                std::fs::read_to_string(path)
-                    .map_err(|error| format!("cannot read {path}: {error}"))?
-            } else {
-                json
+            let text = match open_input(&json)? {
+                Some((name, source)) => {
+                    let contents = read_at_most(&name, source)?;
+                    String::from_utf8(contents).map_err(|error| {
+                        format!(
+                            "{name}: expected JSON text, found a byte that is not UTF-8 at byte \
+                             {}",
+                            error.utf8_error().valid_up_to()
+                        )
+                    })?
+                }
+                None => json,
             };
             let value: Value =
                 serde_json::from_str(&text).map_err(|error| format!("invalid JSON: {error}"))?;
@@ -174,26 +182,32 @@ fn run(cli: Cli) -> Result<(), String> {
     }
 }
 
-/// The most `decode` reads from a file or standard input: far more than any one struct, so
-/// that `/dev/zero` or a large file is refused instead of read whole.
+/// The most `decode` and `encode` read from a file or standard input: far more than any one
+/// struct, so that `/dev/zero` or a large file is refused instead of read whole.
 const MAX_DECODE_INPUT: u64 = 1 << 20;
 
-/// The input bytes: hex on the command line; or `@FILE` or `-` (standard input) holding hex
-/// text, or, with `raw`, the raw bytes. Nothing is guessed from the content: raw bytes that are
-/// all hex digits are the bytes they are with `raw`, and hex text without it.
-fn read_bytes(input: &str, raw: bool) -> Result<Vec<u8>, String> {
-    let (name, source): (String, Box<dyn Read>) = if input == "-" {
-        (
+/// An input opened, with the name messages give it.
+type NamedInput = (String, Box<dyn Read>);
+
+/// `-` (standard input) or `@FILE`, opened, with the name messages give it; `None` for an
+/// argument that is the input itself.
+fn open_input(input: &str) -> Result<Option<NamedInput>, String> {
+    if input == "-" {
+        return Ok(Some((
             "standard input".to_owned(),
             Box::new(std::io::stdin().lock()),
-        )
-    } else if let Some(path) = input.strip_prefix('@') {
-        let file =
-            std::fs::File::open(path).map_err(|error| format!("cannot read {path}: {error}"))?;
-        (path.to_owned(), Box::new(file))
-    } else {
-        return parse_hex(input).map_err(|error| format!("the hex argument: {error}"));
+        )));
+    }
+    let Some(path) = input.strip_prefix('@') else {
+        return Ok(None);
     };
+    let file = std::fs::File::open(path).map_err(|error| format!("cannot read {path}: {error}"))?;
+    Ok(Some((path.to_owned(), Box::new(file))))
+}
+
+/// All of `source`, refused past [`MAX_DECODE_INPUT`] bytes (one read more than that, never
+/// more: `/dev/zero` ends there).
+fn read_at_most(name: &str, source: Box<dyn Read>) -> Result<Vec<u8>, String> {
     let mut contents = Vec::new();
     source
         .take(MAX_DECODE_INPUT + 1)
@@ -204,6 +218,17 @@ fn read_bytes(input: &str, raw: bool) -> Result<Vec<u8>, String> {
             "{name}: expected at most {MAX_DECODE_INPUT} bytes (one struct), found more"
         ));
     }
+    Ok(contents)
+}
+
+/// The input bytes: hex on the command line; or `@FILE` or `-` (standard input) holding hex
+/// text, or, with `raw`, the raw bytes. Nothing is guessed from the content: raw bytes that are
+/// all hex digits are the bytes they are with `raw`, and hex text without it.
+fn read_bytes(input: &str, raw: bool) -> Result<Vec<u8>, String> {
+    let Some((name, source)) = open_input(input)? else {
+        return parse_hex(input).map_err(|error| format!("the hex argument: {error}"));
+    };
+    let contents = read_at_most(&name, source)?;
     if raw {
         return Ok(contents);
     }

@@ -5,6 +5,7 @@
 mod common;
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use common::{boot_trace_file, etwc, utf8};
 use etw_classic::{ClockType, EtlFile, TraceBuffer};
@@ -252,14 +253,10 @@ fn torn_buffers_say_why() {
     );
 }
 
-#[test]
-fn buffers_inside_junk_are_found_and_the_junk_reported() {
-    let dir = scratch("ram");
-    let (_, buffers) = boot_file(Mode::Streaming);
-    // Junk, buffers at odd offsets, zeros and 0xFF between them, a buffer cut by the next one,
-    // a buffer seen twice, and the dump ending inside the last one.
-    let junk: Vec<u8> = (0..=255u8).cycle().take(768).collect();
-    let mut dump = junk.clone();
+/// The boot trace's buffers inside junk: buffers at odd offsets, zeros and 0xFF between them,
+/// a buffer cut by the next one, a buffer seen twice, and the dump ending inside the last one.
+fn dump_in_junk(buffers: &[Vec<u8>]) -> Vec<u8> {
+    let mut dump: Vec<u8> = (0..=255u8).cycle().take(768).collect();
     dump.extend(&buffers[0]);
     dump.extend([0; 37]);
     dump.extend(&buffers[2]);
@@ -271,6 +268,14 @@ fn buffers_inside_junk_are_found_and_the_junk_reported() {
     }
     dump.extend(&buffers[0]);
     dump.extend(&buffers[8][..100]);
+    dump
+}
+
+#[test]
+fn buffers_inside_junk_are_found_and_the_junk_reported() {
+    let dir = scratch("ram");
+    let (_, buffers) = boot_file(Mode::Streaming);
+    let dump = dump_in_junk(&buffers);
     let run = assemble(&dir, &dump, &[]);
     assert_eq!(run.status, Some(0), "{}", run.stderr);
     let expected = [
@@ -305,11 +310,16 @@ fn buffers_inside_junk_are_found_and_the_junk_reported() {
 
 /// The one sealed buffer of a 1024-byte session holding one event.
 fn buffer_of_1024_bytes() -> Vec<u8> {
+    one_buffer::<1024>()
+}
+
+/// The one sealed buffer of an `N`-byte session holding one event.
+fn one_buffer<const N: usize>() -> Vec<u8> {
     use etw_classic::{
         Bitness, EventData, EventTraceHeader, Level, Provider, Session, SteppingContext,
         TimesOrFlags, WnodeFlags,
     };
-    let mut session = Session::<1024, 1>::new(LOGGER_ID, Level::VERBOSE);
+    let mut session = Session::<N, 1>::new(LOGGER_ID, Level::VERBOSE);
     let provider = Provider::<1>::new(Bitness::Bits32);
     let mut clock = SteppingContext {
         now: BOOT_TIME,
@@ -369,6 +379,33 @@ fn the_buffer_size_most_buffers_have_wins() {
         summary(&run.output),
         json!({"buffers": 2, "events": 2, "kinds": {"FULL_HEADER32": 1, "SYSTEM32": 1}})
     );
+}
+
+#[test]
+fn buffers_too_small_for_the_logfile_header_are_an_error_and_no_file() {
+    // A 256-byte buffer is whole, but every buffer of an .etl file has one BufferSize and the
+    // first holds the logfile header event after its 72-byte buffer header (184 bytes left):
+    // a 0x20-byte SYSTEM_TRACE_HEADER, the 0x110-byte 32-bit TRACE_LOGFILE_HEADER and two
+    // empty UTF-16 names of 2 bytes each, 308 bytes (LAYOUTS.md). (Found by the `assemble`
+    // fuzz target.)
+    let dir = scratch("too-small");
+    let mut dump = vec![0xAA; 40];
+    dump.extend(one_buffer::<256>());
+    let run = assemble(&dir, &dump, &["--log-file-name", ""]);
+    assert_eq!(run.status, Some(1), "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "etwc assemble: bytes 0..40 (40 bytes, all 0xAA) not used: no trace buffer header in \
+             them\n\
+             etwc: {}: the whole trace buffer found (at byte 40) has BufferSize 256, too small for \
+             the logfile header's buffer that starts an .etl file, whose buffers all have one \
+             BufferSize: TRACE_LOGFILE_HEADER (32-bit): encoding needs 308 bytes of output, found \
+             room for 184\n",
+            dir.join("dump.bin").display()
+        )
+    );
+    assert!(!run.output.exists(), "no file written");
 }
 
 #[test]
@@ -553,4 +590,240 @@ fn help_says_what_is_recognised_and_the_exit_codes() {
         .assert()
         .success()
         .stdout(predicate::str::contains("assemble"));
+}
+
+/// How a stream test hands the dump over.
+#[derive(Clone, Copy, Debug)]
+enum Stream {
+    /// `etwc assemble -` with the dump on standard input.
+    StandardInput,
+    /// `etwc assemble <(cat dump.bin)`: a pipe named by a /dev/fd path.
+    Pipe,
+    /// A FIFO made with `mkfifo`, written by another thread.
+    Fifo,
+}
+
+/// Runs `etwc assemble` on `dump` handed over as `how` says, writing `out-stream.etl`.
+fn assemble_stream(dir: &Path, how: Stream, dump: &[u8], options: &[&str]) -> Assembled {
+    let output = dir.join("out-stream.etl");
+    let _ = std::fs::remove_file(&output);
+    let run = match how {
+        Stream::StandardInput => etwc()
+            .arg("assemble")
+            .arg("-")
+            .arg("-o")
+            .arg(&output)
+            .args(options)
+            .write_stdin(dump.to_vec())
+            .timeout(Duration::from_secs(60))
+            .output()
+            .unwrap(),
+        Stream::Pipe => {
+            let dump_path = dir.join("dump-for-pipe.bin");
+            std::fs::write(&dump_path, dump).unwrap();
+            std::process::Command::new("bash")
+                .arg("-c")
+                .arg(r#"exec "$0" assemble <(cat "$1") -o "$2" "${@:3}""#)
+                .arg(env!("CARGO_BIN_EXE_etwc"))
+                .arg(&dump_path)
+                .arg(&output)
+                .args(options)
+                .output()
+                .unwrap()
+        }
+        Stream::Fifo => {
+            let fifo = dir.join("dump.fifo");
+            let _ = std::fs::remove_file(&fifo);
+            let made = std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap();
+            assert!(made.success());
+            let writer = {
+                let (fifo, dump) = (fifo.clone(), dump.to_vec());
+                std::thread::spawn(move || {
+                    use std::io::Write;
+                    // Opening blocks until etwc opens the FIFO to read it.
+                    let mut file = std::fs::OpenOptions::new().write(true).open(fifo).unwrap();
+                    // Written in pieces, as a stream arrives.
+                    for piece in dump.chunks(333) {
+                        file.write_all(piece).unwrap();
+                    }
+                })
+            };
+            let run = etwc()
+                .arg("assemble")
+                .arg(&fifo)
+                .arg("-o")
+                .arg(&output)
+                .args(options)
+                .timeout(Duration::from_secs(60))
+                .output()
+                .unwrap();
+            writer.join().unwrap();
+            run
+        }
+    };
+    Assembled {
+        status: run.status.code(),
+        stdout: utf8(&run.stdout),
+        stderr: utf8(&run.stderr),
+        output,
+    }
+}
+
+/// The dumps of the tests above: concatenated, out of order, inside junk, an .etl file.
+fn stream_dumps() -> Vec<(&'static str, Vec<u8>)> {
+    let (_, buffers) = boot_file(Mode::Streaming);
+    let (single_shot, _) = boot_file(Mode::SingleShot);
+    let out_of_order: Vec<u8> = [4, 8, 0, 6, 2, 7, 1, 5, 3]
+        .iter()
+        .flat_map(|&index| buffers[index].clone())
+        .collect();
+    vec![
+        ("concatenated", buffers.concat()),
+        ("out of order", out_of_order),
+        ("in junk", dump_in_junk(&buffers)),
+        ("an .etl file", single_shot),
+    ]
+}
+
+/// A stream gives what the same bytes in a regular file give: the status, the summary (but
+/// for the output's name), the notes and the .etl file, byte for byte.
+fn check_stream_as_file(name: &str, how: Stream) {
+    let dir = scratch(name);
+    let options = ["--log-file-name", "stream.etl"];
+    for (what, dump) in stream_dumps() {
+        let file = assemble(&dir, &dump, &options);
+        assert_eq!(file.status, Some(0), "{what}: {}", file.stderr);
+        let stream = assemble_stream(&dir, how, &dump, &options);
+        assert_eq!(stream.status, Some(0), "{what} {how:?}: {}", stream.stderr);
+        assert_eq!(stream.stderr, file.stderr, "{what} {how:?}");
+        assert_eq!(
+            stream
+                .stdout
+                .replace(&stream.output.display().to_string(), "OUT"),
+            file.stdout
+                .replace(&file.output.display().to_string(), "OUT"),
+            "{what} {how:?}"
+        );
+        assert_eq!(
+            std::fs::read(&stream.output).unwrap(),
+            std::fs::read(&file.output).unwrap(),
+            "{what} {how:?}: the .etl file"
+        );
+    }
+    // The firmware's file, byte for byte, from its buffers streamed.
+    let (etl, buffers) = boot_file(Mode::Streaming);
+    let options = firmware_options("streaming.etl");
+    let options: Vec<&str> = options.iter().map(String::as_str).collect();
+    let stream = assemble_stream(&dir, how, &buffers.concat(), &options);
+    assert_eq!(stream.status, Some(0), "{how:?}: {}", stream.stderr);
+    assert_eq!(std::fs::read(&stream.output).unwrap(), etl);
+}
+
+#[test]
+fn standard_input_assembles_as_the_file_does() {
+    check_stream_as_file("stdin", Stream::StandardInput);
+}
+
+#[test]
+fn a_pipe_assembles_as_the_file_does() {
+    check_stream_as_file("pipe", Stream::Pipe);
+}
+
+#[test]
+fn a_fifo_assembles_as_the_file_does() {
+    check_stream_as_file("fifo", Stream::Fifo);
+}
+
+#[test]
+fn a_stream_errors_say_what_a_file_says() {
+    let dir = scratch("stream-errors");
+    // Empty, and junk alone: the file's messages, naming standard input.
+    let run = assemble_stream(&dir, Stream::StandardInput, &[], &[]);
+    assert_eq!(run.status, Some(1));
+    assert_eq!(
+        run.stderr,
+        "etwc: standard input: the dump is empty: no trace buffer\n"
+    );
+    let (_, buffers) = boot_file(Mode::Streaming);
+    let run = assemble_stream(&dir, Stream::StandardInput, &buffers[3][..400], &[]);
+    assert_eq!(run.status, Some(1));
+    assert!(
+        run.stderr.ends_with(
+            "etwc: standard input: no whole trace buffer of any BufferSize in its 400 bytes \
+             (only torn ones, see above)\n"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.output.exists());
+}
+
+/// 64 MiB: the most a stream may hold after the last trace buffer (or from its start).
+const GAP_LIMIT: u64 = 64 << 20;
+
+#[test]
+fn an_endless_stream_stops_with_an_error_once_no_buffer_came_in_64_mib() {
+    let dir = scratch("endless");
+    let output = dir.join("out.etl");
+    // /dev/zero, which never ends: the bytes read are named.
+    let run = etwc()
+        .args(["assemble", "/dev/zero", "-o"])
+        .arg(&output)
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(1), "{}", utf8(&run.stderr));
+    assert_eq!(
+        utf8(&run.stderr),
+        format!(
+            "etwc: /dev/zero: no trace buffer in bytes 0..{GAP_LIMIT} ({GAP_LIMIT} bytes): \
+             stopped reading there; a stream may go on for at most 64 MiB without a trace buffer \
+             (to assemble it all, save it to a file first)\n"
+        )
+    );
+    assert!(!output.exists());
+
+    // Buffers, then zeros for ever (`cat dump.bin /dev/zero`): the gap is counted from the end
+    // of the last buffer.
+    let (_, buffers) = boot_file(Mode::Streaming);
+    let dump_path = dir.join("dump.bin");
+    std::fs::write(&dump_path, buffers.concat()).unwrap();
+    let run = etwc_in_bash(
+        r#"cat "$1" /dev/zero | "$0" assemble - -o "$2""#,
+        &[&dump_path, &output],
+    );
+    let end = 9 * 512;
+    assert_eq!(run.status.code(), Some(1), "{}", utf8(&run.stderr));
+    assert_eq!(
+        utf8(&run.stderr),
+        format!(
+            "etwc: standard input: no trace buffer in bytes {end}..{} ({GAP_LIMIT} bytes) after \
+             the last of the 9 trace buffers found: stopped reading there; a stream may go on \
+             for at most 64 MiB without a trace buffer (to assemble it all, save it to a file \
+             first)\n",
+            end + GAP_LIMIT
+        )
+    );
+
+    // `yes`, text for ever.
+    let run = etwc_in_bash(r#"yes | "$0" assemble - -o "$1""#, &[&output]);
+    assert_eq!(run.status.code(), Some(1), "{}", utf8(&run.stderr));
+    assert!(utf8(&run.stderr).starts_with(&format!(
+        "etwc: standard input: no trace buffer in bytes 0..{GAP_LIMIT} "
+    )));
+    assert!(!output.exists());
+}
+
+/// Runs `script` in bash with the etwc binary as `$0` and `args` as `$1`...; killed after a
+/// minute.
+fn etwc_in_bash(script: &str, args: &[&Path]) -> std::process::Output {
+    std::process::Command::new("timeout")
+        .args(["60", "bash", "-c", script])
+        .arg(env!("CARGO_BIN_EXE_etwc"))
+        .args(args)
+        .output()
+        .unwrap()
 }

@@ -58,25 +58,33 @@ fn missing_keys_are_zero() {
 }
 
 #[test]
-fn each_union_takes_one_view() {
+fn the_views_of_a_union_given_together_must_agree() {
+    // Views that agree are what `decode` prints: the first is encoded, the others checked.
+    assert_eq!(
+        encode(
+            "trace-header",
+            &json!({"version": 0x0102_0304, "class_type": 4, "class_level": 3, "class_version": 0x0102})
+        ),
+        encode("trace-header", &json!({"version": 0x0102_0304}))
+    );
     assert_eq!(
         error("trace-header", json!({"version": 1, "class_level": 2})),
-        "trace-header: the Version/Class union takes one view, found keys of two: version and class_type/class_level/class_version"
+        "trace-header: the Version/Class union's views disagree: `class_level` is 2, but the view encoded (`version`) makes it 0 (give one view, or views that agree)"
     );
     assert_eq!(
         error(
             "trace-header",
             json!({"guid_ptr": 1, "guid": "00000000-0000-0000-0000-000000000000"})
         ),
-        "trace-header: the Guid/GuidPtr union takes one view, found keys of two: guid and guid_ptr"
+        "trace-header: the Guid/GuidPtr union's views disagree: `guid_ptr` is 1, but the view encoded (`guid`) makes it 0 (give one view, or views that agree)"
     );
     assert_eq!(
         error("instance-header", json!({"processor_time": 1, "event_id": 2})),
-        "instance-header: the 0x28 union takes one view, found keys of two: processor_time and event_id/flags"
+        "instance-header: the 0x28 union's views disagree: `event_id` is 2, but the view encoded (`processor_time`) makes it 1 (give one view, or views that agree)"
     );
     assert_eq!(
         error("event-trace64", json!({"client_context": 1, "logger_id": 2})),
-        "event-trace64: the ClientContext/BufferContext union takes one view, found keys of two: client_context and processor_number/alignment/logger_id"
+        "event-trace64: the ClientContext/BufferContext union's views disagree: `logger_id` is 2, but the view encoded (`client_context`) makes it 0 (give one view, or views that agree)"
     );
     // The instance header's 0x28 view is EventId, not ClientContext.
     assert_eq!(
@@ -265,15 +273,15 @@ fn system_header_views() {
 
     assert_eq!(
         error("system-header", json!({"marker": 1, "flags": 0xC0})),
-        "system-header: the Marker union takes one view, found keys of two: marker and version/header_type/flags"
+        "system-header: the Marker union's views disagree: `flags` is 192, but the view encoded (`marker`) makes it 0 (give one view, or views that agree)"
     );
     assert_eq!(
         error("system-header", json!({"header": 1, "size": 2})),
-        "system-header: the Header/Packet union takes one view, found keys of two: header and size/hook_id/type/group"
+        "system-header: the Header/Packet union's views disagree: `size` is 2, but the view encoded (`header`) makes it 1 (give one view, or views that agree)"
     );
     assert_eq!(
         error("system-header", json!({"hook_id": 1, "group": 2})),
-        "system-header: the HookId union takes one view, found keys of two: hook_id and type/group"
+        "system-header: the HookId union's views disagree: `group` is 2, but the view encoded (`hook_id`) makes it 0 (give one view, or views that agree)"
     );
     assert_eq!(
         error("system-header", json!({"opcode": 1})),
@@ -328,14 +336,14 @@ fn logfile_header_round_trip_and_errors() {
     );
     assert_eq!(
         error("logfile-header64", json!({"version": 1, "major_version": 2})),
-        "logfile-header64: the Version/VersionDetail union takes one view, found keys of two: version and major_version/minor_version/sub_version/sub_minor_version"
+        "logfile-header64: the Version/VersionDetail union's views disagree: `major_version` is 2, but the view encoded (`version`) makes it 1 (give one view, or views that agree)"
     );
     assert_eq!(
         error(
             "logfile-header64",
             json!({"pointer_size": 8, "log_instance_guid": "00000000-0000-0000-0000-000000000000"})
         ),
-        "logfile-header64: the LogInstanceGuid union takes one view, found keys of two: log_instance_guid and start_buffers/pointer_size/events_lost/cpu_speed_in_mhz"
+        "logfile-header64: the LogInstanceGuid union's views disagree: `pointer_size` is 8, but the view encoded (`log_instance_guid`) makes it 0 (give one view, or views that agree)"
     );
     assert_eq!(
         error(
