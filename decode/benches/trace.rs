@@ -16,6 +16,7 @@ use std::io::Cursor;
 use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use etw_classic::payload::ItemKind;
 use etw_classic::EtlReader;
 use etw_classic_decode::facts::Facts;
 use etw_classic_decode::Registry;
@@ -72,7 +73,7 @@ fn trace_benches(c: &mut Criterion) {
         b.iter(|| {
             each_event(black_box(&bytes), |facts| {
                 if let Ok(identified) = registry.identify(facts) {
-                    let _ = identified.walk(facts, &mut |name, item| {
+                    let _ = identified.walk(facts, |name: &str, item: &ItemKind<'_>| {
                         black_box((name, item));
                     });
                 }

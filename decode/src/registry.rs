@@ -695,7 +695,7 @@ fn walk_fields<N: AsRef<str>>(
     fields: &[FieldSchema<N>],
     data: &[u8],
     bitness: Bitness,
-    visit: &mut dyn FnMut(&str, &ItemKind<'_>),
+    visit: &mut impl FnMut(&str, &ItemKind<'_>),
 ) -> Option<PayloadError> {
     let mut failure = None;
     // The walk ends at its first error: nothing comes after it.
@@ -759,8 +759,9 @@ impl Identified<'_, '_> {
     pub fn walk(
         &self,
         facts: &Facts<'_>,
-        visit: &mut dyn FnMut(&str, &ItemKind<'_>),
+        mut visit: impl FnMut(&str, &ItemKind<'_>),
     ) -> Result<Option<PayloadError>, Undecoded> {
+        let visit = &mut visit;
         let data = facts.payload.unwrap_or_default();
         let bitness = facts.bitness.unwrap_or(Bitness::Bits64);
         Ok(match self {

@@ -841,6 +841,13 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
     fn value(&mut self, field: &FieldSchema<N>) -> Result<Value<'d>, PayloadErrorKind> {
         Ok(match field.in_type {
             InType::NULL => Value::Null,
+            // The common case first: a NUL-terminated string, its length the type's own.
+            InType::UNICODE_STRING if field.length == Length::Natural => {
+                Value::Utf16(Utf16Str::from_le_bytes(self.until_nul(2)?))
+            }
+            InType::ANSI_STRING if field.length == Length::Natural => {
+                Value::Ansi(self.until_nul(1)?)
+            }
             InType::UNICODE_STRING => match self.sized_bytes(field, 2)? {
                 Some(bytes) => Value::Utf16(Utf16Str::split_nul_terminated(bytes).0),
                 None => Value::Utf16(Utf16Str::from_le_bytes(self.until_nul(2)?)),

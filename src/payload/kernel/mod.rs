@@ -301,6 +301,9 @@ pub struct KernelClass {
     pub guid: Guid,
     /// Its events, by event type then version.
     pub events: &'static [KernelEvent],
+    /// Each event's (event type, version), in the same order: the search reads these two
+    /// bytes an event rather than the events themselves (a hundred bytes each).
+    keys: &'static [(u8, u8)],
 }
 
 impl KernelClass {
@@ -308,11 +311,25 @@ impl KernelClass {
     pub fn event(&self, event_type: u8, version: u16) -> Option<&'static KernelEvent> {
         let version = u8::try_from(version).ok()?;
         let events: &'static [KernelEvent] = self.events;
-        events
-            .binary_search_by(|event| (event.event_type, event.version).cmp(&(event_type, version)))
+        self.keys
+            .binary_search(&(event_type, version))
             .ok()
             .and_then(|index| events.get(index))
     }
+}
+
+/// The (event type, version) of every event of `events`, in order, for [`KernelClass::keys`];
+/// evaluated when the tables are compiled.
+// Compile-time only: an index out of range or an overflow fails the build.
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+const fn keys<const N: usize>(events: &[KernelEvent; N]) -> [(u8, u8); N] {
+    let mut keys = [(0, 0); N];
+    let mut index = 0;
+    while index < N {
+        keys[index] = (events[index].event_type, events[index].version);
+        index += 1;
+    }
+    keys
 }
 
 /// `EventTraceEvent`: the logfile header and its extensions, `{68fdd900-4a3e-11d1-84f4-0000f80464e3}`.
@@ -454,28 +471,119 @@ pub static CLASSES: [KernelClass; 18] = [
         "EventTraceEvent",
         EVENT_TRACE,
         &event_trace::EVENT_TRACE_EVENTS,
+        &keys(&event_trace::EVENT_TRACE_EVENTS),
     ),
-    class("Lost_Event", LOST_EVENT, &event_trace::LOST_EVENT_EVENTS),
-    class("Process", PROCESS, &process::PROCESS_EVENTS),
-    class("Thread", THREAD, &process::THREAD_EVENTS),
-    class("Image", IMAGE, &process::IMAGE_EVENTS),
-    class("DiskIo", DISK_IO, &io::DISK_IO_EVENTS),
-    class("SplitIo", SPLIT_IO, &io::SPLIT_IO_EVENTS),
-    class("FileIo", FILE_IO, &io::FILE_IO_EVENTS),
-    class("Registry", REGISTRY, &io::REGISTRY_EVENTS),
-    class("TcpIp", TCP_IP, &net::TCP_IP_EVENTS),
-    class("UdpIp", UDP_IP, &net::UDP_IP_EVENTS),
-    class("ALPC", ALPC, &net::ALPC_EVENTS),
-    class("PageFault", PAGE_FAULT, &perf::PAGE_FAULT_EVENTS),
-    class("PerfInfo", PERF_INFO, &perf::PERF_INFO_EVENTS),
-    class("StackWalk", STACK_WALK, &perf::STACK_WALK_EVENTS),
-    class("SystemConfig", SYSTEM_CONFIG, &config::SYSTEM_CONFIG_EVENTS),
-    class("SysConfig", SYS_CONFIG, &config::SYS_CONFIG_EVENTS),
-    class("ImageID", IMAGE_ID, &control::IMAGE_ID_EVENTS),
+    class(
+        "Lost_Event",
+        LOST_EVENT,
+        &event_trace::LOST_EVENT_EVENTS,
+        &keys(&event_trace::LOST_EVENT_EVENTS),
+    ),
+    class(
+        "Process",
+        PROCESS,
+        &process::PROCESS_EVENTS,
+        &keys(&process::PROCESS_EVENTS),
+    ),
+    class(
+        "Thread",
+        THREAD,
+        &process::THREAD_EVENTS,
+        &keys(&process::THREAD_EVENTS),
+    ),
+    class(
+        "Image",
+        IMAGE,
+        &process::IMAGE_EVENTS,
+        &keys(&process::IMAGE_EVENTS),
+    ),
+    class(
+        "DiskIo",
+        DISK_IO,
+        &io::DISK_IO_EVENTS,
+        &keys(&io::DISK_IO_EVENTS),
+    ),
+    class(
+        "SplitIo",
+        SPLIT_IO,
+        &io::SPLIT_IO_EVENTS,
+        &keys(&io::SPLIT_IO_EVENTS),
+    ),
+    class(
+        "FileIo",
+        FILE_IO,
+        &io::FILE_IO_EVENTS,
+        &keys(&io::FILE_IO_EVENTS),
+    ),
+    class(
+        "Registry",
+        REGISTRY,
+        &io::REGISTRY_EVENTS,
+        &keys(&io::REGISTRY_EVENTS),
+    ),
+    class(
+        "TcpIp",
+        TCP_IP,
+        &net::TCP_IP_EVENTS,
+        &keys(&net::TCP_IP_EVENTS),
+    ),
+    class(
+        "UdpIp",
+        UDP_IP,
+        &net::UDP_IP_EVENTS,
+        &keys(&net::UDP_IP_EVENTS),
+    ),
+    class("ALPC", ALPC, &net::ALPC_EVENTS, &keys(&net::ALPC_EVENTS)),
+    class(
+        "PageFault",
+        PAGE_FAULT,
+        &perf::PAGE_FAULT_EVENTS,
+        &keys(&perf::PAGE_FAULT_EVENTS),
+    ),
+    class(
+        "PerfInfo",
+        PERF_INFO,
+        &perf::PERF_INFO_EVENTS,
+        &keys(&perf::PERF_INFO_EVENTS),
+    ),
+    class(
+        "StackWalk",
+        STACK_WALK,
+        &perf::STACK_WALK_EVENTS,
+        &keys(&perf::STACK_WALK_EVENTS),
+    ),
+    class(
+        "SystemConfig",
+        SYSTEM_CONFIG,
+        &config::SYSTEM_CONFIG_EVENTS,
+        &keys(&config::SYSTEM_CONFIG_EVENTS),
+    ),
+    class(
+        "SysConfig",
+        SYS_CONFIG,
+        &config::SYS_CONFIG_EVENTS,
+        &keys(&config::SYS_CONFIG_EVENTS),
+    ),
+    class(
+        "ImageID",
+        IMAGE_ID,
+        &control::IMAGE_ID_EVENTS,
+        &keys(&control::IMAGE_ID_EVENTS),
+    ),
 ];
 
-const fn class(name: &'static str, guid: Guid, events: &'static [KernelEvent]) -> KernelClass {
-    KernelClass { name, guid, events }
+const fn class(
+    name: &'static str,
+    guid: Guid,
+    events: &'static [KernelEvent],
+    keys: &'static [(u8, u8)],
+) -> KernelClass {
+    KernelClass {
+        name,
+        guid,
+        events,
+        keys,
+    }
 }
 
 /// The class with `guid`, if the tables describe it.
