@@ -535,11 +535,7 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
             return Some(self.value_item(index, None, field));
         }
         let Some(after) = self.after(index) else {
-            let kind = PayloadErrorKind::Schema(SchemaError::MembersPastEnd {
-                field: u16::try_from(index).unwrap_or(u16::MAX),
-                members: field.members,
-            });
-            return Some(Err(self.error(index, None, kind)));
+            return Some(Err(self.members_past_end(index, field.members)));
         };
         self.next = after;
         Some(self.begin_field(index))
@@ -572,11 +568,7 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
                         return Some(self.value_item(index, None, field));
                     }
                     let Some(after) = self.after(index) else {
-                        let kind = PayloadErrorKind::Schema(SchemaError::MembersPastEnd {
-                            field: u16::try_from(index).unwrap_or(u16::MAX),
-                            members: field.members,
-                        });
-                        return Some(Err(self.error(index, None, kind)));
+                        return Some(Err(self.members_past_end(index, field.members)));
                     };
                     let Ok(after) = u32::try_from(after) else {
                         return Some(Err(self.too_many_fields(after, None)));
@@ -635,6 +627,16 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
             return Err(self.error(index, element, kind));
         }
         Ok(())
+    }
+
+    /// The structure at `index` claims more members than the schema has after it.
+    #[cold]
+    fn members_past_end(&mut self, index: usize, members: u16) -> PayloadError {
+        let kind = PayloadErrorKind::Schema(SchemaError::MembersPastEnd {
+            field: u16::try_from(index).unwrap_or(u16::MAX),
+            members,
+        });
+        self.error(index, None, kind)
     }
 
     /// A field index as a frame keeps it.
