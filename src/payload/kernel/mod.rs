@@ -301,35 +301,65 @@ pub struct KernelClass {
     pub guid: Guid,
     /// Its events, by event type then version.
     pub events: &'static [KernelEvent],
-    /// Each event's (event type, version), in the same order: the search reads these two
-    /// bytes an event rather than the events themselves (a hundred bytes each).
-    keys: &'static [(u8, u8)],
+    /// Each event's version, in the same order: the search reads these bytes rather than the
+    /// events themselves (a hundred bytes each).
+    versions: &'static [u8],
+    /// Where each event type's events start in `events` (and where they end, at the next
+    /// type's start): `starts[t]..starts[t + 1]`.
+    starts: &'static [u16; 257],
 }
 
 impl KernelClass {
     /// The event of this class with `event_type` and `version`, if the table has it.
     pub fn event(&self, event_type: u8, version: u16) -> Option<&'static KernelEvent> {
         let version = u8::try_from(version).ok()?;
-        let events: &'static [KernelEvent] = self.events;
-        self.keys
-            .binary_search(&(event_type, version))
-            .ok()
-            .and_then(|index| events.get(index))
+        let of_type = usize::from(event_type);
+        let start = usize::from(*self.starts.get(of_type)?);
+        let end = usize::from(*self.starts.get(of_type.checked_add(1)?)?);
+        let at = self
+            .versions
+            .get(start..end)?
+            .iter()
+            .position(|&known| known == version)?;
+        self.events.get(start.checked_add(at)?)
     }
 }
 
-/// The (event type, version) of every event of `events`, in order, for [`KernelClass::keys`];
-/// evaluated when the tables are compiled.
+/// The versions of `events`, in order, for [`KernelClass::versions`]; evaluated when the
+/// tables are compiled.
 // Compile-time only: an index out of range or an overflow fails the build.
 #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
-const fn keys<const N: usize>(events: &[KernelEvent; N]) -> [(u8, u8); N] {
-    let mut keys = [(0, 0); N];
+const fn versions<const N: usize>(events: &[KernelEvent; N]) -> [u8; N] {
+    let mut versions = [0; N];
     let mut index = 0;
     while index < N {
-        keys[index] = (events[index].event_type, events[index].version);
+        versions[index] = events[index].version;
         index += 1;
     }
-    keys
+    versions
+}
+
+/// Where each event type's events start in `events` (sorted by type), for
+/// [`KernelClass::starts`]; evaluated when the tables are compiled, where a class of more than
+/// 65,535 events fails the build.
+#[allow(
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::as_conversions
+)]
+const fn starts<const N: usize>(events: &[KernelEvent; N]) -> [u16; 257] {
+    assert!(N <= u16::MAX as usize);
+    let mut starts = [0u16; 257];
+    let mut event_type = 0;
+    let mut index = 0;
+    while event_type < 257 {
+        while index < N && (events[index].event_type as usize) < event_type {
+            index += 1;
+        }
+        starts[event_type] = index as u16;
+        event_type += 1;
+    }
+    starts
 }
 
 /// `EventTraceEvent`: the logfile header and its extensions, `{68fdd900-4a3e-11d1-84f4-0000f80464e3}`.
@@ -471,104 +501,127 @@ pub static CLASSES: [KernelClass; 18] = [
         "EventTraceEvent",
         EVENT_TRACE,
         &event_trace::EVENT_TRACE_EVENTS,
-        &keys(&event_trace::EVENT_TRACE_EVENTS),
+        &versions(&event_trace::EVENT_TRACE_EVENTS),
+        &starts(&event_trace::EVENT_TRACE_EVENTS),
     ),
     class(
         "Lost_Event",
         LOST_EVENT,
         &event_trace::LOST_EVENT_EVENTS,
-        &keys(&event_trace::LOST_EVENT_EVENTS),
+        &versions(&event_trace::LOST_EVENT_EVENTS),
+        &starts(&event_trace::LOST_EVENT_EVENTS),
     ),
     class(
         "Process",
         PROCESS,
         &process::PROCESS_EVENTS,
-        &keys(&process::PROCESS_EVENTS),
+        &versions(&process::PROCESS_EVENTS),
+        &starts(&process::PROCESS_EVENTS),
     ),
     class(
         "Thread",
         THREAD,
         &process::THREAD_EVENTS,
-        &keys(&process::THREAD_EVENTS),
+        &versions(&process::THREAD_EVENTS),
+        &starts(&process::THREAD_EVENTS),
     ),
     class(
         "Image",
         IMAGE,
         &process::IMAGE_EVENTS,
-        &keys(&process::IMAGE_EVENTS),
+        &versions(&process::IMAGE_EVENTS),
+        &starts(&process::IMAGE_EVENTS),
     ),
     class(
         "DiskIo",
         DISK_IO,
         &io::DISK_IO_EVENTS,
-        &keys(&io::DISK_IO_EVENTS),
+        &versions(&io::DISK_IO_EVENTS),
+        &starts(&io::DISK_IO_EVENTS),
     ),
     class(
         "SplitIo",
         SPLIT_IO,
         &io::SPLIT_IO_EVENTS,
-        &keys(&io::SPLIT_IO_EVENTS),
+        &versions(&io::SPLIT_IO_EVENTS),
+        &starts(&io::SPLIT_IO_EVENTS),
     ),
     class(
         "FileIo",
         FILE_IO,
         &io::FILE_IO_EVENTS,
-        &keys(&io::FILE_IO_EVENTS),
+        &versions(&io::FILE_IO_EVENTS),
+        &starts(&io::FILE_IO_EVENTS),
     ),
     class(
         "Registry",
         REGISTRY,
         &io::REGISTRY_EVENTS,
-        &keys(&io::REGISTRY_EVENTS),
+        &versions(&io::REGISTRY_EVENTS),
+        &starts(&io::REGISTRY_EVENTS),
     ),
     class(
         "TcpIp",
         TCP_IP,
         &net::TCP_IP_EVENTS,
-        &keys(&net::TCP_IP_EVENTS),
+        &versions(&net::TCP_IP_EVENTS),
+        &starts(&net::TCP_IP_EVENTS),
     ),
     class(
         "UdpIp",
         UDP_IP,
         &net::UDP_IP_EVENTS,
-        &keys(&net::UDP_IP_EVENTS),
+        &versions(&net::UDP_IP_EVENTS),
+        &starts(&net::UDP_IP_EVENTS),
     ),
-    class("ALPC", ALPC, &net::ALPC_EVENTS, &keys(&net::ALPC_EVENTS)),
+    class(
+        "ALPC",
+        ALPC,
+        &net::ALPC_EVENTS,
+        &versions(&net::ALPC_EVENTS),
+        &starts(&net::ALPC_EVENTS),
+    ),
     class(
         "PageFault",
         PAGE_FAULT,
         &perf::PAGE_FAULT_EVENTS,
-        &keys(&perf::PAGE_FAULT_EVENTS),
+        &versions(&perf::PAGE_FAULT_EVENTS),
+        &starts(&perf::PAGE_FAULT_EVENTS),
     ),
     class(
         "PerfInfo",
         PERF_INFO,
         &perf::PERF_INFO_EVENTS,
-        &keys(&perf::PERF_INFO_EVENTS),
+        &versions(&perf::PERF_INFO_EVENTS),
+        &starts(&perf::PERF_INFO_EVENTS),
     ),
     class(
         "StackWalk",
         STACK_WALK,
         &perf::STACK_WALK_EVENTS,
-        &keys(&perf::STACK_WALK_EVENTS),
+        &versions(&perf::STACK_WALK_EVENTS),
+        &starts(&perf::STACK_WALK_EVENTS),
     ),
     class(
         "SystemConfig",
         SYSTEM_CONFIG,
         &config::SYSTEM_CONFIG_EVENTS,
-        &keys(&config::SYSTEM_CONFIG_EVENTS),
+        &versions(&config::SYSTEM_CONFIG_EVENTS),
+        &starts(&config::SYSTEM_CONFIG_EVENTS),
     ),
     class(
         "SysConfig",
         SYS_CONFIG,
         &config::SYS_CONFIG_EVENTS,
-        &keys(&config::SYS_CONFIG_EVENTS),
+        &versions(&config::SYS_CONFIG_EVENTS),
+        &starts(&config::SYS_CONFIG_EVENTS),
     ),
     class(
         "ImageID",
         IMAGE_ID,
         &control::IMAGE_ID_EVENTS,
-        &keys(&control::IMAGE_ID_EVENTS),
+        &versions(&control::IMAGE_ID_EVENTS),
+        &starts(&control::IMAGE_ID_EVENTS),
     ),
 ];
 
@@ -576,13 +629,15 @@ const fn class(
     name: &'static str,
     guid: Guid,
     events: &'static [KernelEvent],
-    keys: &'static [(u8, u8)],
+    versions: &'static [u8],
+    starts: &'static [u16; 257],
 ) -> KernelClass {
     KernelClass {
         name,
         guid,
         events,
-        keys,
+        versions,
+        starts,
     }
 }
 

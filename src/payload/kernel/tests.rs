@@ -120,4 +120,20 @@ fn unknown_versions_and_types_are_none() {
     assert!(lookup(PROCESS, 1, 0x0104).is_none());
     assert!(lookup(PROCESS, 250, 4).is_none());
     assert!(lookup(Guid::NIL, 1, 4).is_none());
+    // Every key a class does not hold is `None`, every key it holds its own event.
+    for class in &CLASSES {
+        for event_type in 0..=255u8 {
+            for version in 0..=12u16 {
+                let held = class.events.iter().find(|event| {
+                    event.event_type == event_type && u16::from(event.version) == version
+                });
+                assert_eq!(
+                    class.event(event_type, version),
+                    held,
+                    "{} type {event_type} version {version}",
+                    class.name
+                );
+            }
+        }
+    }
 }
