@@ -4,9 +4,10 @@
 //! semihosting or RTT stream of the buffers as they were handed over, a file of concatenated
 //! buffers, an .etl file. Standard input, a pipe or a FIFO is copied into a temporary file as
 //! it arrives, watched for [`STREAM_GAP_LIMIT`] bytes without a trace buffer
-//! ([`Dump::from_stream`]), then read as a regular file is. It is read through a window: to find the buffers (twice when their
-//! `BufferSize` is not given: once to choose it), then to copy them, in `SequenceNumber` order,
-//! behind a logfile header written for them ([`etw_classic::EtlWriter`]).
+//! ([`Dump::from_stream`]), then read as a regular file is. It is read through a window: to
+//! find the buffers (twice when their `BufferSize` is not given: once to choose it), then to
+//! copy them, in `SequenceNumber` order, behind a logfile header written for them
+//! ([`etw_classic::EtlWriter`]).
 //!
 //! Memory, whatever the dump's length: the window (the largest buffer, 16 MiB, and its header,
 //! 1 MiB kept behind, a 64 KiB read); 24 bytes per whole buffer the first pass finds and about
