@@ -12,13 +12,16 @@
 //! text as strings, GUIDs and SIDs in their text form, binary as hex, arrays as lists) and
 //! `error` or `rest` when the data does not decode to its last byte.
 
+#[path = "common/kernel_key.rs"]
+mod kernel_key;
+
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 use etw_classic::payload::kernel;
 use etw_classic::payload::{ItemKind, PayloadDecoder, Value};
-use etw_classic::wire::{ExtraWords, HookId};
-use etw_classic::{EtlFile, EventKind, Guid};
+use etw_classic::{EtlFile, Guid};
+use kernel_key::kernel_key;
 use serde_json::{json, Map, Value as Json};
 
 fn hex(bytes: &[u8]) -> String {
@@ -105,42 +108,11 @@ fn main() -> ExitCode {
             let Some(bitness) = event.header_type.bitness() else {
                 continue;
             };
-            let (class, event_type, version, data) = match event.kind() {
-                EventKind::System { header, data, .. } => {
-                    let hook = HookId(header.hook_id);
-                    (
-                        kernel::class_of_hook(hook),
-                        hook.event_type().0,
-                        header.version,
-                        data,
-                    )
-                }
-                EventKind::Compact { header, data, .. } => {
-                    let hook = HookId(header.hook_id);
-                    (
-                        kernel::class_of_hook(hook),
-                        hook.event_type().0,
-                        header.version,
-                        data,
-                    )
-                }
-                EventKind::PerfInfo { header, data, .. } => {
-                    let hook = HookId(header.hook_id);
-                    (
-                        kernel::class_of_hook(hook),
-                        hook.event_type().0,
-                        header.version,
-                        data,
-                    )
-                }
-                EventKind::Full { header, data } => {
-                    let class = kernel::class_of(header.guid.guid()).map(|class| class.guid);
-                    (class, header.class.event_type.0, header.class.version, data)
-                }
-                _ => continue,
+            let Some(key) = kernel_key(event.kind()) else {
+                continue;
             };
-            let version = ExtraWords::version_number(version);
-            let Some(class) = class else { continue };
+            let (class, event_type, version, data) =
+                (key.class, key.event_type, key.version, key.data);
             let Some(schema) = kernel::lookup(class, event_type, version) else {
                 continue;
             };

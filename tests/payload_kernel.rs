@@ -22,14 +22,17 @@
 //! trace skips the checks unless `ETW_REQUIRE_TRACES=1` (see `tests/common/mod.rs`).
 
 mod common;
+#[path = "../examples/common/kernel_key.rs"]
+mod kernel_key;
 
 use std::collections::BTreeMap;
+
+use kernel_key::kernel_key;
 
 use common::trace;
 use etw_classic::payload::kernel;
 use etw_classic::payload::{ItemKind, OutType, PayloadDecoder, Value};
-use etw_classic::wire::{ExtraWords, HookId};
-use etw_classic::{Bitness, EtlFile, EventKind, Guid};
+use etw_classic::{Bitness, EtlFile, Guid};
 
 /// The five PerfView traces.
 const TRACES: [&str; 5] = [
@@ -68,52 +71,17 @@ fn kernel_events(name: &str) -> Option<Vec<KernelData>> {
         for event in events.events() {
             let event = event.unwrap();
             let bitness = event.header_type.bitness();
-            let mut process_id = None;
-            let (class, event_type, version, data) = match event.kind() {
-                EventKind::System { header, data, .. } => {
-                    let hook = HookId(header.hook_id);
-                    (
-                        kernel::class_of_hook(hook),
-                        hook.event_type().0,
-                        header.version,
-                        data,
-                    )
-                }
-                EventKind::Compact { header, data, .. } => {
-                    let hook = HookId(header.hook_id);
-                    (
-                        kernel::class_of_hook(hook),
-                        hook.event_type().0,
-                        header.version,
-                        data,
-                    )
-                }
-                EventKind::PerfInfo { header, data, .. } => {
-                    let hook = HookId(header.hook_id);
-                    (
-                        kernel::class_of_hook(hook),
-                        hook.event_type().0,
-                        header.version,
-                        data,
-                    )
-                }
-                EventKind::Full { header, data } => {
-                    let guid = header.guid.guid();
-                    let class = kernel::class_of(guid).map(|class| class.guid);
-                    process_id = Some(header.process_id);
-                    (class, header.class.event_type.0, header.class.version, data)
-                }
-                _ => continue,
+            let Some(key) = kernel_key(event.kind()) else {
+                continue;
             };
-            let Some(class) = class else { continue };
             found.push(KernelData {
-                class,
-                event_type,
-                version: ExtraWords::version_number(version),
+                class: key.class,
+                event_type: key.event_type,
+                version: key.version,
                 bitness: bitness.unwrap(),
-                data: data.to_vec(),
+                data: key.data.to_vec(),
                 at: (index, event.offset),
-                process_id,
+                process_id: key.process_id,
             });
         }
     }

@@ -32,14 +32,17 @@
 //! `$ETW_SCHEMAS_DIR`, else `../shared/data/schemas`; a missing file skips the checks unless
 //! `ETW_REQUIRE_TRACES=1` (see `shared_files/mod.rs`).
 
+#[path = "../../examples/common/kernel_key.rs"]
+mod kernel_key;
 mod shared_files;
 
 use std::collections::BTreeMap;
 
+use kernel_key::kernel_key;
+
 use etw_classic::payload::kernel::{self, KernelEvent, KernelField, CLASSES};
 use etw_classic::payload::{FieldSchema, ItemKind, PayloadDecoder, Value};
-use etw_classic::wire::{ExtraWords, HookId};
-use etw_classic::{Bitness, EtlFile, EventKind, Guid};
+use etw_classic::{Bitness, EtlFile, Guid};
 use etw_classic_decode::mof::{parse_mof, Mof, MofEvent, MofKey};
 use etw_classic_decode::Name;
 
@@ -329,45 +332,11 @@ fn kernel_events(name: &'static str) -> Option<Vec<KernelData>> {
         let buffer = buffer.unwrap();
         for event in buffer.trace_buffer(&mut scratch).unwrap().events() {
             let event = event.unwrap();
-            let (class, event_type, version, data) = match event.kind() {
-                EventKind::System { header, data, .. } => {
-                    let hook = HookId(header.hook_id);
-                    (
-                        kernel::class_of_hook(hook),
-                        hook.event_type().0,
-                        header.version,
-                        data,
-                    )
-                }
-                EventKind::Compact { header, data, .. } => {
-                    let hook = HookId(header.hook_id);
-                    (
-                        kernel::class_of_hook(hook),
-                        hook.event_type().0,
-                        header.version,
-                        data,
-                    )
-                }
-                EventKind::PerfInfo { header, data, .. } => {
-                    let hook = HookId(header.hook_id);
-                    (
-                        kernel::class_of_hook(hook),
-                        hook.event_type().0,
-                        header.version,
-                        data,
-                    )
-                }
-                EventKind::Full { header, data } => (
-                    kernel::class_of(header.guid.guid()).map(|class| class.guid),
-                    header.class.event_type.0,
-                    header.class.version,
-                    data,
-                ),
-                _ => continue,
+            let Some(key) = kernel_key(event.kind()) else {
+                continue;
             };
-            let version = ExtraWords::version_number(version);
-            let Some(table) = class.and_then(|class| kernel::lookup(class, event_type, version))
-            else {
+            let (event_type, version, data) = (key.event_type, key.version, key.data);
+            let Some(table) = kernel::lookup(key.class, event_type, version) else {
                 continue;
             };
             let bitness = event.header_type.bitness().unwrap();
