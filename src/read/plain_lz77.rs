@@ -264,29 +264,13 @@ fn decode_exactly(input: &[u8], output: &mut [u8], cursor: Cursor<'_>) -> Result
             });
         }
         // `written <= output.len()` (see its declaration).
-        #[allow(clippy::arithmetic_side_effects)]
-        let available = output.len() - written;
-        let end = match usize::try_from(length) {
-            Ok(length) if length <= available => {
-                let end = copy_match(output, distance, written, length);
-                // `None` from `copy_match` would mean the output has no room for the match,
-                // which the guard has ruled out.
-                debug_assert!(
-                    end.is_some(),
-                    "broken invariant: a match that fits not copied"
-                );
-                end
-            }
-            _ => None,
-        };
-        let Some(end) = end else {
-            return Err(Lz77Error::OutputTooSmall {
+        written = copy_match_that_fits(output, distance, written, length).map_err(|available| {
+            Lz77Error::OutputTooSmall {
                 offset: offset_in(input, at_token),
                 needed: length,
                 available,
-            });
-        };
-        written = end;
+            }
+        })?;
     }
 }
 
@@ -395,6 +379,34 @@ fn copy(target: &mut [u8], source: &[u8]) -> usize {
         *to = *from;
     }
     count
+}
+
+/// A match whose length was read from a stream, copied by [`copy_match`] when it fits in the
+/// output after `written`: where it ends, or `Err` with the bytes of output left, for the
+/// caller's error. The caller has checked `1 <= distance <= written <= output.len()`.
+#[inline(always)]
+pub(crate) fn copy_match_that_fits(
+    output: &mut [u8],
+    distance: usize,
+    written: usize,
+    length: u64,
+) -> Result<usize, usize> {
+    // `written <= output.len()`, as the caller has checked.
+    #[allow(clippy::arithmetic_side_effects)]
+    let available = output.len() - written;
+    match usize::try_from(length) {
+        Ok(length) if length <= available => {
+            let end = copy_match(output, distance, written, length);
+            // `None` from `copy_match` would mean the output has no room for the match, which
+            // the guard has ruled out.
+            debug_assert!(
+                end.is_some(),
+                "broken invariant: a match that fits not copied"
+            );
+            end.ok_or(available)
+        }
+        _ => Err(available),
+    }
 }
 
 /// Writes `output[written..written + length]` as a match: each byte a copy of the one `distance`

@@ -69,7 +69,7 @@
 
 use crate::invariant::{known, not_reached, usize_from_u32};
 use crate::read::error::XpressHuffmanError;
-use crate::read::plain_lz77::copy_match;
+use crate::read::plain_lz77::copy_match_that_fits;
 
 /// The bytes of a block's table of code lengths.
 pub const TABLE_SIZE: usize = 256;
@@ -466,29 +466,14 @@ pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize, XpressHuffma
                 });
             }
             // `written <= output.len()`.
-            #[allow(clippy::arithmetic_side_effects)]
-            let available = output.len() - written;
-            let end = match usize::try_from(length) {
-                Ok(length) if length <= available => {
-                    let end = copy_match(output, distance, written, length);
-                    // `1 <= distance <= written` and `length <= available`, as `copy_match`
-                    // needs: `None` would be a broken invariant.
-                    debug_assert!(
-                        end.is_some(),
-                        "broken invariant: a match that fits not copied"
-                    );
-                    end
-                }
-                _ => None,
-            };
-            let Some(end) = end else {
-                return Err(XpressHuffmanError::OutputTooSmall {
-                    offset: at,
-                    needed: length,
-                    available,
-                });
-            };
-            written = end;
+            written =
+                copy_match_that_fits(output, distance, written, length).map_err(|available| {
+                    XpressHuffmanError::OutputTooSmall {
+                        offset: at,
+                        needed: length,
+                        available,
+                    }
+                })?;
         }
         position = bits.position;
     }
