@@ -749,16 +749,22 @@ fn chrome_names_events_processes_and_spans() {
             .unwrap();
         assert!(named.len() == 1 && named[0] < first, "{named:?} {first}");
         // Events named provider/event, categorised by provider name.
-        let names: Vec<&str> = events
-            .iter()
-            .filter(|event| event["ph"] == "i")
-            .map(|event| event["name"].as_str().unwrap())
-            .collect();
-        assert!(names.contains(&"Windows Kernel/Image/DCStart"), "{names:?}");
+        let names: Vec<String> = instants(&trace).into_iter().map(|(name, _)| name).collect();
+        assert!(
+            names
+                .iter()
+                .any(|name| name == "Windows Kernel/Image/DCStart"),
+            "{names:?}"
+        );
         assert!(events.iter().any(|event| event["ph"] == "i"
             && event["name"] == "Windows Kernel/Thread/DCStart"
             && event["cat"] == "Windows Kernel"));
-        assert!(names.contains(&"KernelTraceControl/ImageID"), "{names:?}");
+        assert!(
+            names
+                .iter()
+                .any(|name| name == "KernelTraceControl/ImageID"),
+            "{names:?}"
+        );
         // An event no schema names keeps its header's name: the SysConfig event of type 37
         // (COUNT Windows Kernel/SysConfig/Opcode(37):1), among its class's 13 events.
         let text = etwc_on(
@@ -771,17 +777,15 @@ fn chrome_names_events_processes_and_spans() {
                 "9b79ee91-b5fd-41c0-a243-4248e266e9d0",
             ],
         );
-        let trace: Value = serde_json::from_str(&text).unwrap();
-        let names: Vec<&str> = trace["traceEvents"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|event| event["ph"] == "i")
-            .map(|event| event["name"].as_str().unwrap())
+        let names: Vec<String> = instants(&serde_json::from_str(&text).unwrap())
+            .into_iter()
+            .map(|(name, _)| name)
             .collect();
         assert_eq!(names.len(), 13, "{names:?}");
         assert!(
-            names.contains(&"9b79ee91-b5fd-41c0-a243-4248e266e9d0 type 37"),
+            names
+                .iter()
+                .any(|name| name == "9b79ee91-b5fd-41c0-a243-4248e266e9d0 type 37"),
             "{names:?}"
         );
         // An event its MetaData/EventInfo describes.
@@ -797,19 +801,14 @@ fn chrome_names_events_processes_and_spans() {
                 "3",
             ],
         );
-        let trace: Value = serde_json::from_str(&text).unwrap();
-        let named: Vec<(&Value, &Value)> = trace["traceEvents"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|event| event["ph"] == "i")
-            .map(|event| (&event["name"], &event["cat"]))
-            .collect();
         let create = (
-            &json!("Microsoft-Windows-Kernel-File/Create"),
-            &json!("Microsoft-Windows-Kernel-File"),
+            "Microsoft-Windows-Kernel-File/Create".to_owned(),
+            "Microsoft-Windows-Kernel-File".to_owned(),
         );
-        assert_eq!(named, [create; 3]);
+        assert_eq!(
+            instants(&serde_json::from_str(&text).unwrap()),
+            [create.clone(), create.clone(), create]
+        );
     }
     // Spans of a classic provider described by a MOF: named provider/task.
     let (boot, mof) = boot_trace_with_mof();
@@ -1006,4 +1005,18 @@ fn schemas_usage_and_errors() {
         .assert()
         .code(1)
         .stderr(predicates::str::contains("meaning-bad.mof"));
+}
+
+/// The name and category of every instant event (`"ph": "i"`) of a Chrome trace, in order.
+fn instants(trace: &Value) -> Vec<(String, String)> {
+    trace["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|event| event["ph"] == "i")
+        .map(|event| {
+            let text = |key: &str| event[key].as_str().unwrap().to_owned();
+            (text("name"), text("cat"))
+        })
+        .collect()
 }
