@@ -6,7 +6,7 @@
 #![allow(dead_code)]
 
 use etw_classic::payload::kernel;
-use etw_classic::wire::ExtraWords;
+use etw_classic::wire::{ExtraWords, HookId};
 use etw_classic::{EventKind, Guid};
 
 /// A kernel event's key in the tables, and its data.
@@ -28,37 +28,19 @@ pub struct KernelKey<'a> {
 /// events by the group of their hook id, classic events whose GUID is a kernel class's;
 /// `None` for any other event.
 pub fn kernel_key(kind: EventKind<'_>) -> Option<KernelKey<'_>> {
+    let by_hook = |hook: HookId, version: u16, data| {
+        Some((
+            kernel::class_of_hook(hook)?,
+            hook.event_type().0,
+            version,
+            data,
+            None,
+        ))
+    };
     let (class, event_type, version, data, process_id) = match kind {
-        EventKind::System { header, data, .. } => {
-            let hook = header.hook();
-            (
-                kernel::class_of_hook(hook)?,
-                hook.event_type().0,
-                header.version,
-                data,
-                None,
-            )
-        }
-        EventKind::Compact { header, data, .. } => {
-            let hook = header.hook();
-            (
-                kernel::class_of_hook(hook)?,
-                hook.event_type().0,
-                header.version,
-                data,
-                None,
-            )
-        }
-        EventKind::PerfInfo { header, data, .. } => {
-            let hook = header.hook();
-            (
-                kernel::class_of_hook(hook)?,
-                hook.event_type().0,
-                header.version,
-                data,
-                None,
-            )
-        }
+        EventKind::System { header, data, .. } => by_hook(header.hook(), header.version, data)?,
+        EventKind::Compact { header, data, .. } => by_hook(header.hook(), header.version, data)?,
+        EventKind::PerfInfo { header, data, .. } => by_hook(header.hook(), header.version, data)?,
         EventKind::Full { header, data } => (
             kernel::class_of(header.guid.guid())?.guid,
             header.class.event_type.0,
