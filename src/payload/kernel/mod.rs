@@ -646,6 +646,52 @@ pub fn class_of(guid: Guid) -> Option<&'static KernelClass> {
     CLASSES.iter().find(|class| class.guid == guid)
 }
 
+/// [`class_of`], when the tables are compiled.
+// Compile-time only: an index out of range or an overflow fails the build.
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+const fn class_of_at_build(guid: Guid) -> Option<&'static KernelClass> {
+    let mut index = 0;
+    while index < CLASSES.len() {
+        let class = &CLASSES[index];
+        let known = class.guid;
+        if known.data1 == guid.data1
+            && known.data2 == guid.data2
+            && known.data3 == guid.data3
+            && u64::from_le_bytes(known.data4) == u64::from_le_bytes(guid.data4)
+        {
+            return Some(class);
+        }
+        index += 1;
+    }
+    None
+}
+
+/// The class of each group's events, by the group's number: [`class_of`] of
+/// [`group_guid`], worked out when the tables are compiled, so that finding the class of a
+/// hook is one read rather than a search by GUID.
+static CLASS_OF_GROUP: [Option<&KernelClass>; 256] = classes_of_groups();
+
+// Compile-time only: an index out of range or an overflow fails the build.
+#[allow(
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::as_conversions
+)]
+const fn classes_of_groups() -> [Option<&'static KernelClass>; 256] {
+    let mut classes = [None; 256];
+    let mut group = 0;
+    while group < classes.len() {
+        if let Some(guid) = group_guid(EventTraceGroup(group as u8)) {
+            classes[group] = class_of_at_build(guid);
+        }
+        group += 1;
+    }
+    classes
+}
+
+/// The class of an image load logged in the `PROCESS` group (see [`class_of_hook`]).
+static IMAGE_CLASS: Option<&KernelClass> = class_of_at_build(IMAGE);
+
 /// The kernel event of class `class` with `event_type` and `version`, if the tables have it
 /// (see the module's documentation for the keys and for versions the tables do not have).
 ///
@@ -675,10 +721,19 @@ pub fn lookup(class: Guid, event_type: u8, version: u16) -> Option<&'static Kern
 /// assert_eq!(class_of_hook(HookId::new(EventTraceGroup::PROCESS, 10)), Some(IMAGE));
 /// ```
 pub fn class_of_hook(hook: HookId) -> Option<Guid> {
-    let group = hook.group();
-    if group == EventTraceGroup::PROCESS && hook.event_type().0 == 10 {
+    if is_image_load(hook) {
         return Some(IMAGE);
     }
+    group_guid(hook.group())
+}
+
+/// Whether `hook` is group `PROCESS`, type 10: an image load, of the `Image` class.
+const fn is_image_load(hook: HookId) -> bool {
+    hook.group().0 == EventTraceGroup::PROCESS.0 && hook.event_type().0 == 10
+}
+
+/// The class GUID of group `group`'s events (for `PROCESS`, all but the image loads).
+const fn group_guid(group: EventTraceGroup) -> Option<Guid> {
     Some(match group {
         EventTraceGroup::HEADER => EVENT_TRACE,
         EventTraceGroup::IO => DISK_IO,
@@ -780,7 +835,12 @@ const fn other_group_guid(group: EventTraceGroup) -> Option<Guid> {
 /// assert_eq!(extension.event_name().to_string(), "EventTrace/Extension");
 /// ```
 pub fn lookup_hook(hook: HookId, version: u16) -> Option<&'static KernelEvent> {
-    lookup(class_of_hook(hook)?, hook.event_type().0, version)
+    let class = if is_image_load(hook) {
+        IMAGE_CLASS
+    } else {
+        *CLASS_OF_GROUP.get(usize::from(hook.group().0))?
+    };
+    class?.event(hook.event_type().0, version)
 }
 
 // The builders the tables are written with: one per MOF type and qualifier.
