@@ -13,7 +13,9 @@ const AFTER_HELP: &str = "\
 Filters (all given must hold; a filter given several values, repeated or comma-separated, holds \
 when one does): --provider with a GUID matches the provider GUID of EVENT_HEADER events, the Guid \
 of classic FULL_HEADER and INSTANCE events and the message GUID of MESSAGE events; kernel events \
-(SYSTEM, COMPACT, PERFINFO) name no GUID and never match a GUID. --provider with a name matches \
+(SYSTEM, COMPACT, PERFINFO) name no GUID and never match a GUID. --provider kernel:GROUP matches \
+the kernel events of that group of their HookId, as --stats and the CSV print them \
+(kernel:PROCESS, kernel:STACKWALK, kernel:0x1f; either case). --provider with a name matches \
 the provider name the event's schema gives (\"Windows Kernel\" for the kernel's events), either \
 case. --event matches the event name (GarbageCollection/GCAllocationTick, Process/Start, PrimitiveTypesTest) or \
 provider/event, either case. --process matches the name of the event's process (the image file \
@@ -91,10 +93,12 @@ pub struct EtlArgs {
     #[arg(long, value_name = "PATH")]
     pub mof: Vec<PathBuf>,
 
-    /// Only events of this provider: a GUID (braces and case as you like) or a provider name
+    /// Only events of this provider: a GUID (braces and case as you like), kernel:GROUP (the
+    /// kernel events of a HookId group, as --stats prints them: kernel:PROCESS) or a provider
+    /// name
     #[arg(
         long,
-        value_name = "GUID|NAME",
+        value_name = "GUID|kernel:GROUP|NAME",
         value_delimiter = ',',
         value_parser = filter::parse_provider,
         help_heading = "Filters"

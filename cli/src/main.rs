@@ -4,7 +4,7 @@
 //! etwc decode <LAYOUT> <HEX | @FILE | -> [--raw] [--json]
 //! etwc encode <LAYOUT> <JSON | @FILE | ->
 //! etwc etl <FILE | -> [--format table|json|csv|chrome] [--summary | --stats] [--order file|time]
-//!     [--provider GUID|NAME] [--event NAME] [--process NAME] [--kind KIND] [--pid N] [--tid N]
+//!     [--provider GUID|kernel:GROUP|NAME] [--event NAME] [--process NAME] [--kind KIND] [--pid N] [--tid N]
 //!     [--from TIME] [--to TIME] [--limit N] [--manifest PATH]... [--mof PATH]...
 //! etwc schemas <FILE> [--manifest PATH]... [--mof PATH]... [--json]
 //! etwc assemble <DUMP> -o <OUT.etl> [options]
