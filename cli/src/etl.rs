@@ -554,6 +554,10 @@ fn print_in_file_order<R: Read + Send, F: Format>(
     // before has not reached it: no more of the file is read than the output needs.
     let limited = selection.limit.is_some();
     let mut max_buffers = if limited { 1 } else { BATCH_BUFFERS };
+    // `--limit 0`: no event is to be output, so no buffer is read.
+    if emitter.full() {
+        return Ok(());
+    }
     let (mut current, mut next) = (Batch::default(), Batch::default());
     current.fill(reader, max_buffers);
     while current.len > 0 || current.end.is_some() {
@@ -726,7 +730,9 @@ fn run_as<F: Format>(args: &EtlArgs, format: &mut F) -> Result<(), String> {
 
     let file = FileInfo::from_reader(path, &reader);
     let mut selection = args.selection();
-    let first_pass = (args.file != STDIN).then_some(args.file.as_str());
+    // Nothing to learn for `--limit 0`, which reads no buffer.
+    let first_pass =
+        (args.file != STDIN && selection.limit != Some(0)).then_some(args.file.as_str());
     selection.registry = Arc::new(crate::meaning::registry(
         &args.manifest,
         &args.mof,

@@ -660,3 +660,56 @@ fn provider_accepts_what_stats_and_csv_print() {
         ],
     );
 }
+
+#[test]
+fn limit_zero_reads_no_buffer() {
+    let Some(file) = trace("net.4.5.2.x64.etl") else {
+        return;
+    };
+    // The file cut inside its second buffer: reading the buffers is an error, so a run that
+    // reads them fails.
+    let bytes = std::fs::read(&file).unwrap();
+    let cut = Path::new(env!("CARGO_TARGET_TMPDIR")).join("net-x64-cut-in-buffer-1.etl");
+    std::fs::write(&cut, &bytes[..2000]).unwrap();
+    etwc()
+        .arg("etl")
+        .arg(&cut)
+        .arg("--summary")
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("buffer 1 at file offset 0x200"));
+    for order in ["file", "time"] {
+        let summary = etwc()
+            .arg("etl")
+            .arg(&cut)
+            .args(["--summary", "--json", "--limit", "0", "--order", order])
+            .assert()
+            .success()
+            .stderr("")
+            .get_output()
+            .stdout
+            .clone();
+        let summary: Value = serde_json::from_str(&utf8(&summary)).unwrap();
+        assert_eq!(
+            summary,
+            serde_json::json!({"buffers": 0, "events": 0, "kinds": {}}),
+            "--order {order}"
+        );
+        // The table: the logfile header's line, and no event.
+        let table = etwc()
+            .arg("etl")
+            .arg(&cut)
+            .args(["--limit", "0", "--order", order])
+            .assert()
+            .success()
+            .stderr("")
+            .get_output()
+            .stdout
+            .clone();
+        let table = utf8(&table);
+        assert_eq!(table.lines().count(), 1, "{table}");
+        assert!(table.starts_with("logfile header: "), "{table}");
+    }
+    let text = common::run(&["etl", file.to_str().unwrap(), "--stats", "--limit", "0"]);
+    assert!(text.starts_with("0 buffers, 0 events\n"), "{text}");
+}
