@@ -28,7 +28,8 @@ Meaning: each event is named and its fields decoded from what the trace carries 
 metadata, EventSource manifests written into the stream, MetaData/EventInfo events) and from the \
 kernel's classes built in; --manifest and --mof add instrumentation manifests and classic MOF \
 text for other providers (what you give takes precedence). Process names and the schemas the \
-trace carries are read in a first pass over the file, which standard input cannot have.
+trace carries are read in a first pass over the file, which standard input and other inputs \
+that can be read once only (a pipe, a FIFO) cannot have; --order time needs a file too.
 
 Time: an event's time is its raw timestamp through the file's clock (the logfile header's \
 ReservedFlags, PerfFreq or CpuSpeedInMHz, and StartTime). When that clock cannot be read, no \
