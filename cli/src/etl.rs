@@ -554,6 +554,10 @@ fn print_in_file_order<R: Read + Send, F: Format>(
     // before has not reached it: no more of the file is read than the output needs.
     let limited = selection.limit.is_some();
     let mut max_buffers = if limited { 1 } else { BATCH_BUFFERS };
+    // `--limit 0`: no event is to be output, so no buffer is read.
+    if emitter.full() {
+        return Ok(());
+    }
     let (mut current, mut next) = (Batch::default(), Batch::default());
     current.fill(reader, max_buffers);
     while current.len > 0 || current.end.is_some() {
@@ -677,7 +681,9 @@ pub fn describe(path: &str, error: &EtlReaderError) -> String {
 /// file order. The output is the same as a reading one event after the other. With
 /// [`Order::Time`], [`crate::time_ordered::print`] merges the buffers instead.
 ///
-/// `path` `-` reads standard input, in file order only (`--order time` reads the file twice).
+/// `path` `-` reads standard input, in file order only (`--order time` reads the file twice);
+/// so is a path that names what can be read once only (a pipe, a FIFO, a device), and neither
+/// has the first pass that learns the trace's schemas and process names.
 pub fn run(args: &EtlArgs) -> Result<(), String> {
     match args.output() {
         Output::Summary { json } => run_as(args, &mut Summary { json }),
@@ -694,6 +700,7 @@ fn run_as<F: Format>(args: &EtlArgs, format: &mut F) -> Result<(), String> {
     let order = args.order;
     let read = Arc::new(AtomicU64::new(0));
     let mut length = None;
+    let mut read_once = path == STDIN;
     let source = if path == STDIN {
         if order == Order::Time {
             return Err(format!(
@@ -704,7 +711,17 @@ fn run_as<F: Format>(args: &EtlArgs, format: &mut F) -> Result<(), String> {
         Source::Stdin(BufReader::new(std::io::stdin()))
     } else {
         let file = File::open(path).map_err(|error| format!("cannot read {path}: {error}"))?;
-        length = file.metadata().ok().map(|metadata| metadata.len());
+        match crate::read_once(&file) {
+            None => length = file.metadata().ok().map(|metadata| metadata.len()),
+            Some(what) if order == Order::Time => {
+                return Err(format!(
+                    "--order time reads the file twice, which {path} cannot be ({what}, whose \
+                     bytes can be read once): save it to a file first"
+                ));
+            }
+            // Read once, as standard input is: no first pass, no length for the progress bar.
+            Some(_) => read_once = true,
+        }
         Source::File(BufReader::new(Counted {
             inner: file,
             read: Arc::clone(&read),
@@ -726,7 +743,8 @@ fn run_as<F: Format>(args: &EtlArgs, format: &mut F) -> Result<(), String> {
 
     let file = FileInfo::from_reader(path, &reader);
     let mut selection = args.selection();
-    let first_pass = (args.file != STDIN).then_some(args.file.as_str());
+    // Nothing to learn for `--limit 0`, which reads no buffer.
+    let first_pass = (!read_once && selection.limit != Some(0)).then_some(args.file.as_str());
     selection.registry = Arc::new(crate::meaning::registry(
         &args.manifest,
         &args.mof,

@@ -13,7 +13,9 @@ const AFTER_HELP: &str = "\
 Filters (all given must hold; a filter given several values, repeated or comma-separated, holds \
 when one does): --provider with a GUID matches the provider GUID of EVENT_HEADER events, the Guid \
 of classic FULL_HEADER and INSTANCE events and the message GUID of MESSAGE events; kernel events \
-(SYSTEM, COMPACT, PERFINFO) name no GUID and never match a GUID. --provider with a name matches \
+(SYSTEM, COMPACT, PERFINFO) name no GUID and never match a GUID. --provider kernel:GROUP matches \
+the kernel events of that group of their HookId, as --stats and the CSV print them \
+(kernel:PROCESS, kernel:STACKWALK, kernel:0x1f; either case). --provider with a name matches \
 the provider name the event's schema gives (\"Windows Kernel\" for the kernel's events), either \
 case. --event matches the event name (GarbageCollection/GCAllocationTick, Process/Start, PrimitiveTypesTest) or \
 provider/event, either case. --process matches the name of the event's process (the image file \
@@ -26,7 +28,8 @@ Meaning: each event is named and its fields decoded from what the trace carries 
 metadata, EventSource manifests written into the stream, MetaData/EventInfo events) and from the \
 kernel's classes built in; --manifest and --mof add instrumentation manifests and classic MOF \
 text for other providers (what you give takes precedence). Process names and the schemas the \
-trace carries are read in a first pass over the file, which standard input cannot have.
+trace carries are read in a first pass over the file, which standard input and other inputs \
+that can be read once only (a pipe, a FIFO) cannot have; --order time needs a file too.
 
 Time: an event's time is its raw timestamp through the file's clock (the logfile header's \
 ReservedFlags, PerfFreq or CpuSpeedInMHz, and StartTime). When that clock cannot be read, no \
@@ -91,10 +94,12 @@ pub struct EtlArgs {
     #[arg(long, value_name = "PATH")]
     pub mof: Vec<PathBuf>,
 
-    /// Only events of this provider: a GUID (braces and case as you like) or a provider name
+    /// Only events of this provider: a GUID (braces and case as you like), kernel:GROUP (the
+    /// kernel events of a HookId group, as --stats prints them: kernel:PROCESS) or a provider
+    /// name
     #[arg(
         long,
-        value_name = "GUID|NAME",
+        value_name = "GUID|kernel:GROUP|NAME",
         value_delimiter = ',',
         value_parser = filter::parse_provider,
         help_heading = "Filters"

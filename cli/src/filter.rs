@@ -8,17 +8,24 @@
 //! case. A file whose clock cannot be read has no time for any event: `etwc` refuses `--from`
 //! and `--to` for it, with the reason, rather than match nothing.
 
-use etw_classic::{wire::UtcDateTime, Event, Guid, HeaderType};
+use etw_classic::{
+    wire::{EventTraceGroup, UtcDateTime},
+    Event, Guid, HeaderType,
+};
 
 use crate::etl::kind_name;
-use etw_classic_decode::facts::Facts;
+use etw_classic_decode::facts::{Facts, Source};
 use etw_classic_decode::Registry;
 
-/// `--provider`: a GUID or a provider name.
+/// `--provider`: a GUID, a kernel group or a provider name: what `--stats` and the CSV print
+/// as an event's provider, and the name its schema gives.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ProviderFilter {
     /// The provider (or event class, or message) GUID.
     Guid(Guid),
+    /// `kernel:GROUP`: the kernel events (`SYSTEM`, `COMPACT`, `PERFINFO`) whose `HookId` is of
+    /// this group, as [`Source`] prints them.
+    Kernel(EventTraceGroup),
     /// The provider's name, as the event's schema gives it.
     Name(String),
 }
@@ -86,6 +93,7 @@ impl Filter {
         let provider_ok = self.providers.is_empty()
             || self.providers.iter().any(|wanted| match wanted {
                 ProviderFilter::Guid(guid) => facts.provider() == Some(*guid),
+                ProviderFilter::Kernel(group) => facts.source == Some(Source::Kernel(*group)),
                 ProviderFilter::Name(name) => {
                     provider_name.is_some_and(|found| found.eq_ignore_ascii_case(name))
                 }
@@ -121,11 +129,19 @@ fn same_name(wanted: &[String], found: &str) -> bool {
 }
 
 /// `--provider`: a GUID (with or without braces, either case) when the text starts with a
-/// brace or is made of hexadecimal digits and hyphens, else a provider name.
+/// brace or is made of hexadecimal digits and hyphens; `kernel:GROUP` (a group's name as
+/// `--stats` prints it, either case, or its number); else a provider name.
 pub fn parse_provider(text: &str) -> Result<ProviderFilter, String> {
     let text = text.trim();
     if text.is_empty() {
-        return Err("an empty provider: give a GUID or a provider name".to_owned());
+        return Err("an empty provider: give a GUID, kernel:GROUP or a provider name".to_owned());
+    }
+    if let Some(group) = text
+        .get(..KERNEL_PREFIX.len())
+        .filter(|prefix| prefix.eq_ignore_ascii_case(KERNEL_PREFIX))
+        .and_then(|_| text.get(KERNEL_PREFIX.len()..))
+    {
+        return parse_group(group).map(ProviderFilter::Kernel);
     }
     // Braces, or nothing but hexadecimal digits and hyphens: meant as a GUID, so that its
     // mistakes are shown rather than taken as a name no provider has.
@@ -136,6 +152,34 @@ pub fn parse_provider(text: &str) -> Result<ProviderFilter, String> {
     } else {
         Ok(ProviderFilter::Name(text.to_owned()))
     }
+}
+
+/// What `--stats` and the CSV print before a kernel group's name ([`Source`]).
+const KERNEL_PREFIX: &str = "kernel:";
+
+/// The group of `kernel:GROUP`: its name as [`Source`] prints it (`PROCESS`, `STACKWALK`), either
+/// case, or its number (`0x03`, `3`), as [`Source`] prints a group without a name.
+fn parse_group(text: &str) -> Result<EventTraceGroup, String> {
+    let named = || {
+        (0..=u8::MAX)
+            .map(EventTraceGroup)
+            .filter_map(|group| group.name().map(|name| (name, group)))
+    };
+    if let Some((_, group)) = named().find(|(name, _)| name.eq_ignore_ascii_case(text)) {
+        return Ok(group);
+    }
+    let number = match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+        Some(hex) => u8::from_str_radix(hex, 16).ok(),
+        None => text.parse::<u8>().ok(),
+    };
+    number.map(EventTraceGroup).ok_or_else(|| {
+        let names: Vec<&str> = named().map(|(name, _)| name).collect();
+        format!(
+            "unknown kernel group {text:?} in {KERNEL_PREFIX}{text}: expected one of {} (or the \
+             group's number, 0x00 to 0xFF)",
+            names.join(", ")
+        )
+    })
 }
 
 /// `--provider`: a GUID with or without braces, either case.
@@ -304,6 +348,23 @@ mod tests {
         let error = parse_kind("FULL").unwrap_err();
         assert!(
             error.contains("FULL_HEADER64") && error.contains("PERFINFO32"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn kernel_groups() {
+        assert_eq!(
+            parse_provider("kernel:process"),
+            Ok(ProviderFilter::Kernel(EventTraceGroup::PROCESS))
+        );
+        assert_eq!(
+            parse_provider("Kernel:0x1c"),
+            Ok(ProviderFilter::Kernel(EventTraceGroup::THREAD_POOL))
+        );
+        let error = parse_provider("kernel:PROCES").unwrap_err();
+        assert!(
+            error.contains("\"PROCES\"") && error.contains("STACKWALK"),
             "{error}"
         );
     }

@@ -35,6 +35,40 @@ pub fn output_error(error: std::io::Error) -> String {
     }
 }
 
+/// Why `file` cannot be read twice, if it cannot: what it is, when it is not a regular file
+/// (or a block device). A pipe, a FIFO, a socket or a character device hands its bytes over
+/// once, so a second reading (the first pass that learns the trace's schemas and process
+/// names, the time order's listing) would not see them again.
+pub fn read_once(file: &std::fs::File) -> Option<String> {
+    let file_type = match file.metadata() {
+        Ok(metadata) => metadata.file_type(),
+        Err(error) => return Some(format!("a file whose type cannot be read ({error})")),
+    };
+    if file_type.is_file() {
+        return None;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if file_type.is_block_device() {
+            return None;
+        }
+        if file_type.is_fifo() {
+            return Some("a pipe or FIFO".to_owned());
+        }
+        if file_type.is_socket() {
+            return Some("a socket".to_owned());
+        }
+        if file_type.is_char_device() {
+            return Some("a character device".to_owned());
+        }
+    }
+    if file_type.is_dir() {
+        return Some("a folder".to_owned());
+    }
+    Some("not a regular file".to_owned())
+}
+
 /// The layouts as command-line values, by the names [`CliLayout::name`] gives them.
 impl ValueEnum for CliLayout {
     fn value_variants<'a>() -> &'a [Self] {

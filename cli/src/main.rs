@@ -4,7 +4,7 @@
 //! etwc decode <LAYOUT> <HEX | @FILE | -> [--raw] [--json]
 //! etwc encode <LAYOUT> <JSON | @FILE | ->
 //! etwc etl <FILE | -> [--format table|json|csv|chrome] [--summary | --stats] [--order file|time]
-//!     [--provider GUID|NAME] [--event NAME] [--process NAME] [--kind KIND] [--pid N] [--tid N]
+//!     [--provider GUID|kernel:GROUP|NAME] [--event NAME] [--process NAME] [--kind KIND] [--pid N] [--tid N]
 //!     [--from TIME] [--to TIME] [--limit N] [--manifest PATH]... [--mof PATH]...
 //! etwc schemas <FILE> [--manifest PATH]... [--mof PATH]... [--json]
 //! etwc assemble <DUMP> -o <OUT.etl> [options]
@@ -92,13 +92,38 @@ Examples:
   head -c 48 dump.bin | etwc decode trace-header - --raw";
 
 fn main() -> ExitCode {
-    match run(Cli::parse()) {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => return not_run(&error),
+    };
+    match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) if message == OUTPUT_CLOSED => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("etwc: {message}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// What clap printed instead of running a command: the help or the version on standard
+/// output (status 0, or 1 with one line on stderr when it cannot be written: `etwc --help >
+/// /dev/full`; 0 when the reader has gone, as for the output of a command), or a usage error
+/// on standard error (status 2).
+fn not_run(error: &clap::Error) -> ExitCode {
+    let printed = error.print();
+    if error.use_stderr() {
+        return ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(2));
+    }
+    match printed
+        .and_then(|()| std::io::stdout().flush())
+        .map_err(output_error)
+    {
+        Err(message) if message != OUTPUT_CLOSED => {
+            eprintln!("etwc: {message}");
+            ExitCode::FAILURE
+        }
+        _ => ExitCode::SUCCESS,
     }
 }
 

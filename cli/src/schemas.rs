@@ -365,6 +365,15 @@ pub fn run(args: &Args) -> Result<(), String> {
                 .to_owned(),
         );
     }
+    let file = std::fs::File::open(path).map_err(|error| format!("cannot read {path}: {error}"))?;
+    if let Some(what) = crate::read_once(&file) {
+        return Err(format!(
+            "etwc schemas reads the file twice (once to learn its schemas, once to count what \
+             they decode), which {path} cannot be ({what}, whose bytes can be read once): save \
+             it to a file first"
+        ));
+    }
+    drop(file);
     let registry = crate::meaning::registry(&args.manifest, &args.mof, Some(path))?;
     let mut census = Census::walk(&registry, path)?;
     let rows = rows(&registry, &mut census);

@@ -524,3 +524,70 @@ fn decode_and_encode_report_a_full_disk_in_one_line() {
         );
     }
 }
+
+/// The subcommands `etwc --help` lists (`help` aside), read from its output.
+fn subcommands() -> Vec<String> {
+    let help = run(&["--help"]);
+    let commands = help
+        .split("Commands:\n")
+        .nth(1)
+        .expect("a Commands: section")
+        .split("\n\n")
+        .next()
+        .unwrap();
+    let names: Vec<String> = commands
+        .lines()
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .map(str::to_owned)
+        .collect();
+    assert!(names.len() >= 5, "{names:?}");
+    names
+}
+
+#[test]
+fn help_and_version_report_a_full_disk_in_one_line() {
+    if !std::path::Path::new("/dev/full").exists() {
+        eprintln!("SKIPPED: no /dev/full on this system");
+        return;
+    }
+    let mut runs: Vec<Vec<String>> = [["--help"], ["-h"], ["--version"], ["-V"], ["help"]]
+        .iter()
+        .map(|args| args.iter().map(|arg| (*arg).to_owned()).collect())
+        .collect();
+    for name in subcommands() {
+        for args in [
+            vec![name.clone(), "--help".to_owned()],
+            vec![name.clone(), "-h".to_owned()],
+            vec!["help".to_owned(), name.clone()],
+        ] {
+            runs.push(args);
+        }
+    }
+    for args in runs {
+        // Written somewhere that takes it: status 0, the text on stdout.
+        let output = etwc().args(&args).output().unwrap();
+        assert_eq!(output.status.code(), Some(0), "{args:?}");
+        assert!(!output.stdout.is_empty(), "{args:?}");
+        // Written to a full disk: status 1 and one line that says so.
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_etwc"))
+            .args(&args)
+            .stdout(std::fs::File::create("/dev/full").unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        assert_eq!(
+            utf8(&output.stderr),
+            "etwc: cannot write the output: No space left on device (os error 28)\n",
+            "{args:?}"
+        );
+    }
+    // A usage error still goes to stderr with status 2, whatever stdout is.
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_etwc"))
+        .args(["etl"])
+        .stdout(std::fs::File::create("/dev/full").unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(utf8(&output.stderr).contains("<FILE>"));
+}

@@ -536,3 +536,180 @@ fn filters_and_stats_on_a_large_kernel_trace() {
         4215
     );
 }
+
+/// The providers `--stats --format json` counts with `args`, by the key it prints.
+fn stated_providers(file: &Path, args: &[&str]) -> BTreeMap<String, u64> {
+    let stats = etwc()
+        .arg("etl")
+        .arg(file)
+        .args(["--stats", "--format", "json"])
+        .args(args)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let stats: Value = serde_json::from_str(&utf8(&stats)).unwrap();
+    stats["providers"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(key, count)| (key.clone(), count.as_u64().unwrap()))
+        .collect()
+}
+
+/// Whether a kernel event's JSON (no provider GUID) has `HookId` group `group`.
+fn of_group(event: &Map<String, Value>, group: u64) -> bool {
+    provider(event).is_none() && number(event, "group") == Some(group)
+}
+
+#[test]
+fn provider_accepts_what_stats_and_csv_print() {
+    let Some(file) = trace("gcevents.etl") else {
+        return;
+    };
+    let all = events(&file, &[]);
+    // Every provider the CSV's `provider` column and --stats print selects its events.
+    let csv = common::run(&["etl", file.to_str().unwrap(), "--format", "csv"]);
+    let mut rows = csv.lines();
+    let header: Vec<&str> = rows.next().unwrap().split(',').collect();
+    let column = header.iter().position(|name| *name == "provider").unwrap();
+    let mut from_csv: BTreeMap<String, u64> = BTreeMap::new();
+    for row in rows {
+        *from_csv
+            .entry(row.split(',').nth(column).unwrap().to_owned())
+            .or_default() += 1;
+    }
+    let stated = stated_providers(&file, &[]);
+    assert_eq!(from_csv, stated);
+    assert_eq!(
+        stated.keys().collect::<Vec<_>>(),
+        ["e13c0d23-ccbc-4e12-931b-d9cc2eee27e4", "kernel:HEADER"]
+    );
+    for (key, count) in &stated {
+        let selected = events(&file, &["--provider", key]);
+        assert_eq!(selected.len() as u64, *count, "--provider {key}");
+    }
+    // kernel:HEADER: EVENT_TRACE_GROUP_HEADER, 0x0000 in ntwmi.h.
+    assert_eq!(
+        positions(&events(&file, &["--provider", "kernel:HEADER"])),
+        selected(&all, |event| of_group(event, 0))
+    );
+
+    let Some(file) = trace("net.4.5.2.x64.etl") else {
+        return;
+    };
+    const UNTIL: &str = "2020-07-29T00:07:01Z";
+    let all = events(&file, &["--to", UNTIL]);
+    let stated = stated_providers(&file, &["--to", UNTIL]);
+    // The groups of ntwmi.h: EVENT_TRACE_GROUP_PROCESS 0x0300, _PERFINFO 0x0F00,
+    // _STACKWALK 0x1800, _IMAGE 0x1400.
+    for (spellings, group) in [
+        (
+            &[
+                "kernel:PROCESS",
+                "kernel:process",
+                "KERNEL:0x03",
+                "kernel:3",
+            ][..],
+            3,
+        ),
+        (&["kernel:PERFINFO"][..], 0x0F),
+        (&["kernel:STACKWALK"][..], 0x18),
+        (&["kernel:IMAGE"][..], 0x14),
+    ] {
+        let expected = selected(&all, |event| of_group(event, group));
+        assert!(!expected.is_empty(), "group {group:#x}");
+        assert_eq!(stated[spellings[0]], expected.len() as u64);
+        for spelling in spellings {
+            assert_eq!(
+                positions(&events(&file, &["--provider", spelling, "--to", UNTIL])),
+                expected,
+                "--provider {spelling}"
+            );
+        }
+    }
+    // Several at once, with a GUID and a name, hold when one does.
+    let expected = selected(&all, |event| {
+        of_group(event, 3)
+            || of_group(event, 0x14)
+            || provider(event) == Some("a8a71ac1-040f-54a2-07ca-00a89b5ab761")
+    });
+    assert_eq!(
+        positions(&events(
+            &file,
+            &[
+                "--provider",
+                "kernel:PROCESS,kernel:IMAGE,a8a71ac1-040f-54a2-07ca-00a89b5ab761",
+                "--to",
+                UNTIL
+            ]
+        )),
+        expected
+    );
+    // A group no header names is a usage error listing the names.
+    usage_error(
+        &file,
+        &["--provider", "kernel:PROCES"],
+        &[
+            "--provider",
+            "\"PROCES\"",
+            "PROCESS",
+            "STACKWALK",
+            "0x00 to 0xFF",
+        ],
+    );
+}
+
+#[test]
+fn limit_zero_reads_no_buffer() {
+    let Some(file) = trace("net.4.5.2.x64.etl") else {
+        return;
+    };
+    // The file cut inside its second buffer: reading the buffers is an error, so a run that
+    // reads them fails.
+    let bytes = std::fs::read(&file).unwrap();
+    let cut = Path::new(env!("CARGO_TARGET_TMPDIR")).join("net-x64-cut-in-buffer-1.etl");
+    std::fs::write(&cut, &bytes[..2000]).unwrap();
+    etwc()
+        .arg("etl")
+        .arg(&cut)
+        .arg("--summary")
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("buffer 1 at file offset 0x200"));
+    for order in ["file", "time"] {
+        let summary = etwc()
+            .arg("etl")
+            .arg(&cut)
+            .args(["--summary", "--json", "--limit", "0", "--order", order])
+            .assert()
+            .success()
+            .stderr("")
+            .get_output()
+            .stdout
+            .clone();
+        let summary: Value = serde_json::from_str(&utf8(&summary)).unwrap();
+        assert_eq!(
+            summary,
+            serde_json::json!({"buffers": 0, "events": 0, "kinds": {}}),
+            "--order {order}"
+        );
+        // The table: the logfile header's line, and no event.
+        let table = etwc()
+            .arg("etl")
+            .arg(&cut)
+            .args(["--limit", "0", "--order", order])
+            .assert()
+            .success()
+            .stderr("")
+            .get_output()
+            .stdout
+            .clone();
+        let table = utf8(&table);
+        assert_eq!(table.lines().count(), 1, "{table}");
+        assert!(table.starts_with("logfile header: "), "{table}");
+    }
+    let text = common::run(&["etl", file.to_str().unwrap(), "--stats", "--limit", "0"]);
+    assert!(text.starts_with("0 buffers, 0 events\n"), "{text}");
+}

@@ -270,6 +270,94 @@ fn a_dash_reads_standard_input_in_file_order() {
     assert!(utf8(&zeros.stderr).starts_with("etwc: standard input: not an .etl file: it is empty"));
 }
 
+/// Runs `script` in bash with the etwc binary as `$0` and `args` as `$1`...; killed after a
+/// minute.
+#[cfg(unix)]
+fn etwc_in_bash(script: &str, args: &[&Path]) -> std::process::Output {
+    std::process::Command::new("timeout")
+        .args(["60", "bash", "-c", script])
+        .arg(env!("CARGO_BIN_EXE_etwc"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[cfg(unix)]
+#[test]
+fn a_pipe_named_by_its_path_is_read_once_as_standard_input_is() {
+    let Some(path) = trace("gcevents.etl") else {
+        return;
+    };
+    let from_stdin = etwc()
+        .args(["etl", "-", "--json"])
+        .pipe_stdin(&path)
+        .unwrap()
+        .output()
+        .unwrap();
+    assert!(from_stdin.status.success());
+    // A pipe named by a path (/dev/stdin, a process substitution, a FIFO) gives its bytes
+    // once: it is read as standard input is, every buffer of it (5 in gcevents.etl)...
+    let dir = TempDir::new("pipe-by-path");
+    let fifo = dir.0.join("trace.fifo");
+    for script in [
+        r#"cat "$1" | "$0" etl /dev/stdin --json"#,
+        r#""$0" etl <(cat "$1") --json"#,
+        r#"mkfifo "$2" && { cat "$1" > "$2" & "$0" etl "$2" --json; }"#,
+    ] {
+        let run = etwc_in_bash(script, &[&path, &fifo]);
+        let _ = std::fs::remove_file(&fifo);
+        assert_eq!(
+            run.status.code(),
+            Some(0),
+            "{script}: {}",
+            utf8(&run.stderr)
+        );
+        assert_eq!(utf8(&run.stderr), "", "{script}");
+        assert!(
+            run.stdout == from_stdin.stdout,
+            "{script}: {} lines, expected {}",
+            utf8(&run.stdout).lines().count(),
+            utf8(&from_stdin.stdout).lines().count()
+        );
+    }
+    // ...and what needs to read it twice says why before printing anything.
+    for (script, name) in [
+        (
+            r#"cat "$1" | "$0" etl /dev/stdin --order time"#,
+            "/dev/stdin",
+        ),
+        (r#""$0" etl <(cat "$1") --order time --json"#, "/dev/fd/"),
+        (
+            r#"mkfifo "$2" && { cat "$1" > "$2" & "$0" etl "$2" --order time; }"#,
+            "trace.fifo",
+        ),
+    ] {
+        let run = etwc_in_bash(script, &[&path, &fifo]);
+        let _ = std::fs::remove_file(&fifo);
+        assert_eq!(run.status.code(), Some(1), "{script}");
+        assert!(run.stdout.is_empty(), "{script}: {}", utf8(&run.stdout));
+        let stderr = utf8(&run.stderr);
+        assert!(
+            stderr.starts_with("etwc: --order time reads the file twice, which ")
+                && stderr.contains(name)
+                && stderr.ends_with(
+                    " cannot be (a pipe or FIFO, whose bytes can be read once): save it to a \
+                     file first\n"
+                ),
+            "{script}: {stderr}"
+        );
+    }
+    let run = etwc_in_bash(r#"cat "$1" | "$0" schemas /dev/stdin"#, &[&path]);
+    assert_eq!(run.status.code(), Some(1));
+    assert!(run.stdout.is_empty());
+    assert_eq!(
+        utf8(&run.stderr),
+        "etwc: etwc schemas reads the file twice (once to learn its schemas, once to count \
+         what they decode), which /dev/stdin cannot be (a pipe or FIFO, whose bytes can be read \
+         once): save it to a file first\n"
+    );
+}
+
 #[test]
 fn a_closed_output_ends_quietly_with_status_0() {
     let Some(path) = trace("net.4.5.2.x64.etl") else {
