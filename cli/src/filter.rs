@@ -8,11 +8,10 @@
 //! case. A file whose clock cannot be read has no time for any event: `etwc` refuses `--from`
 //! and `--to` for it, with the reason, rather than match nothing.
 
-use etw_classic::{wire::UtcDateTime, Event, Guid, HeaderType};
+use etw_classic::{wire::UtcDateTime, Guid, HeaderType};
 
-use crate::etl::kind_name;
-use etw_classic_decode::facts::Facts;
-use etw_classic_decode::Registry;
+use etw_classic_decode::headers::kind_name;
+use etw_classic_decode::DecodedEvent;
 
 /// `--provider`: a GUID or a provider name.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,10 +40,10 @@ pub struct Filter {
 }
 
 impl Filter {
-    /// Whether the event dated `filetime` passes every filter, its names as `registry` gives
-    /// them.
-    pub fn matches(&self, event: &Event<'_>, filetime: Option<i64>, registry: &Registry) -> bool {
-        if !self.kinds.is_empty() && !self.kinds.contains(&event.header_type) {
+    /// Whether the event passes every filter, its names as its schema gives them.
+    pub fn matches(&self, event: &DecodedEvent<'_, '_>) -> bool {
+        let filetime = event.filetime;
+        if !self.kinds.is_empty() && !self.kinds.contains(&event.kind()) {
             return false;
         }
         if self.from.is_some() || self.to.is_some() {
@@ -65,7 +64,7 @@ impl Filter {
         {
             return true;
         }
-        let facts = Facts::of(event);
+        let facts = event.facts();
         let any = |wanted: &[u32], found: Option<u32>| {
             wanted.is_empty() || found.is_some_and(|found| wanted.contains(&found))
         };
@@ -73,7 +72,7 @@ impl Filter {
             return false;
         }
         if !self.processes.is_empty() {
-            let name = facts.process_id.and_then(|pid| registry.process_name(pid));
+            let name = event.process_name();
             if !name.is_some_and(|name| same_name(&self.processes, name)) {
                 return false;
             }
@@ -81,8 +80,8 @@ impl Filter {
         if self.providers.is_empty() && self.events.is_empty() {
             return true;
         }
-        let identified = registry.identify(&facts).ok();
-        let provider_name = identified.as_ref().and_then(|found| found.provider_name());
+        let identified = event.identified().ok();
+        let provider_name = identified.and_then(|found| found.provider_name());
         let provider_ok = self.providers.is_empty()
             || self.providers.iter().any(|wanted| match wanted {
                 ProviderFilter::Guid(guid) => facts.provider() == Some(*guid),
@@ -96,7 +95,7 @@ impl Filter {
         if self.events.is_empty() {
             return true;
         }
-        let Some(event_name) = identified.as_ref().and_then(|found| found.event_name()) else {
+        let Some(event_name) = identified.and_then(|found| found.event_name()) else {
             return false;
         };
         self.events.iter().any(|wanted| {
