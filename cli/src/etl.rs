@@ -58,6 +58,9 @@ const BATCH_BUFFERS: usize = 64;
 /// each of at most this plus one buffer, whatever the size of the file.
 const BATCH_BYTES: usize = 8 << 20;
 
+/// The bytes of output gathered before they are written.
+const OUTPUT_BUFFER: usize = 1 << 20;
+
 /// What a stored buffer weighs in a batch: its bytes as stored, and as decoded.
 fn batch_weight(stored: &StoredBuffer, buffer_size: usize) -> usize {
     let decoded = if stored.header().is_compressed() {
@@ -399,7 +402,8 @@ fn run_as<F: Format>(args: &EtlArgs, format: &mut F) -> Result<(), String> {
     };
     let mut reader = EtlReader::new(source).map_err(|e| describe(path, &e))?;
     let stdout = std::io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
+    // Large enough that a batch's output goes out in a few large writes, not thousands.
+    let mut out = BufWriter::with_capacity(OUTPUT_BUFFER, stdout.lock());
     let write_error = crate::output_error;
     // The time order reads every buffer twice: once to list them, once to merge them.
     let passes = if order == Order::Time { 2 } else { 1 };
