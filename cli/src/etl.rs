@@ -25,8 +25,8 @@
 //! `--order time` prints the events of all buffers merged by timestamp instead of in file order
 //! (see [`crate::time_ordered`]).
 //!
-//! [`event_json`] and [`dated_event_json`] build one event's JSON object on their own, for any
-//! user of the mapping.
+//! Each event selected becomes a [`DecodedEvent`] (the `decode` crate's model of an event), which
+//! the format writes from; the JSON line is [`DecodedEvent::describe`]'s.
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
@@ -35,295 +35,19 @@ use std::sync::Arc;
 
 use etw_classic::{
     read::{StoredBuffer, TraceClock},
-    wire::ExtraWords,
-    EtlReader, EtlReaderError, Event, EventKind, HeaderType, WmiBufferHeader,
+    EtlReader, EtlReaderError, Event, WmiBufferHeader,
 };
+use etw_classic_decode::event::filetime_of;
+use etw_classic_decode::report::describe;
+use etw_classic_decode::{DecodedEvent, Registry};
 use rayon::prelude::*;
-use serde_json::{json, Map, Value};
 
-use crate::etl_args::{EtlArgs, Output};
-use crate::fields;
-use crate::filter::Filter;
+use crate::etl_args::{EtlArgs, Order, Output, Selection};
 use crate::formats::chrome::Chrome;
 use crate::formats::csv::Csv;
 use crate::formats::stats::{Stats, Summary};
-use crate::formats::{EventContext, FileInfo, Format, Lines, Tally};
+use crate::formats::{Emitter, FileInfo, Format, Lines};
 use crate::progress::{Counted, Progress};
-use etw_classic_decode::facts::Facts;
-use etw_classic_decode::Registry;
-
-/// The header type's name without its `TRACE_HEADER_TYPE_` prefix, or `0xNN`.
-pub fn kind_name(header_type: HeaderType) -> String {
-    header_type
-        .name()
-        .map_or_else(|| format!("0x{:02X}", header_type.0), str::to_owned)
-}
-
-/// What one event's JSON line carries, decoded as far as its header type allows: `buffer` (the
-/// index of the buffer that holds it), `offset`, `kind`, then the keys of its header type;
-/// without the members that need the buffer's processor and the file's clock (see
-/// [`dated_event_json`]).
-pub fn event_json(buffer: usize, event: &Event<'_>) -> Map<String, Value> {
-    let mut map = Map::new();
-    map.insert("buffer".into(), json!(buffer));
-    map.insert("offset".into(), json!(event.offset));
-    map.insert("kind".into(), json!(kind_name(event.header_type)));
-    let decoded = match event.kind() {
-        EventKind::Full { header, data } => with_data(fields::trace_header_json(&header), data),
-        EventKind::Instance { header, data } => {
-            with_data(fields::instance_guid_header_json(&header), data)
-        }
-        EventKind::EventHeader { header, body } => fields::event_header_json(&header, &body),
-        EventKind::System {
-            header,
-            extra,
-            data,
-        } => kernel_json(fields::system_header_json(&header), &extra, data),
-        EventKind::Compact {
-            header,
-            extra,
-            data,
-        } => kernel_json(fields::compact_header_json(&header), &extra, data),
-        EventKind::PerfInfo {
-            header,
-            extra,
-            data,
-        } => kernel_json(fields::perfinfo_header_json(&header), &extra, data),
-        EventKind::Message {
-            header,
-            fields,
-            args,
-        } => with_data(fields::message_json(&header, &fields), args),
-        EventKind::Malformed { error, .. } => {
-            let mut map = undecoded_json(event);
-            map.insert("error".into(), json!(error.to_string()));
-            map
-        }
-        EventKind::Opaque { .. } => undecoded_json(event),
-        _ => marker_json(event),
-    };
-    map.extend(decoded);
-    map
-}
-
-/// One event's whole JSON line: [`event_json`], then `processor`, `filetime` and `time`, then
-/// its meaning ([`meaning_json`]).
-pub fn dated_event_json(context: &EventContext<'_>, event: &Event<'_>) -> Map<String, Value> {
-    let mut map = event_json(context.buffer, event);
-    map.insert("processor".into(), json!(context.processor));
-    map.insert("filetime".into(), json!(context.filetime));
-    map.insert("time".into(), json!(context.time()));
-    meaning_json(context.registry, event, &mut map);
-    map
-}
-
-/// The keys that give an event its meaning, from its schema in `registry`:
-///
-/// | key | value |
-/// |---|---|
-/// | `provider_name`, `event_name`, `task_name`, `opcode_name` | names, `null` when unknown |
-/// | `level_name`, `keyword_names` | only when the schema names them |
-/// | `process_name` | the name of the event's process, `null` when the trace does not name it |
-/// | `fields` | the fields in schema order (arrays as lists, structures as objects, a mapped value as `{"value": n, "name": ...}`); `null` when no schema describes the event |
-/// | `fields_error` | only when decoding stopped before the last field: which field, where, what was expected |
-/// | `fields_left` | only when bytes are left after the last field: how many |
-/// | `undecoded` | only when no schema describes the event, or the event is itself a description (`MetaData/EventInfo`, `ManifestData`, which keep their names): why |
-pub fn meaning_json(registry: &Registry, event: &Event<'_>, map: &mut Map<String, Value>) {
-    let facts = Facts::of(event);
-    let process = facts
-        .process_id
-        .and_then(|pid| registry.process_name(pid))
-        .map(|name| name.to_string());
-    match registry.decode(&facts) {
-        Ok(decoded) => {
-            map.insert("provider_name".into(), json!(decoded.provider_name));
-            map.insert("event_name".into(), json!(decoded.event_name));
-            map.insert("task_name".into(), json!(decoded.task_name));
-            map.insert("opcode_name".into(), json!(decoded.opcode_name));
-            if let Some(level) = decoded.level_name {
-                map.insert("level_name".into(), json!(level));
-            }
-            if !decoded.keyword_names.is_empty() {
-                map.insert("keyword_names".into(), json!(decoded.keyword_names));
-            }
-            map.insert("process_name".into(), json!(process));
-            map.insert("fields".into(), Value::Object(decoded.fields.fields));
-            if let Some(error) = decoded.fields.error {
-                map.insert("fields_error".into(), json!(error));
-            }
-            if decoded.fields.rest > 0 {
-                map.insert("fields_left".into(), json!(decoded.fields.rest));
-            }
-        }
-        Err(why) => {
-            // A description (MetaData/EventInfo, ManifestData) has names but no fields.
-            let names = why.names().unwrap_or_default();
-            for (key, name) in ["provider_name", "event_name", "task_name", "opcode_name"]
-                .into_iter()
-                .zip(names)
-            {
-                map.insert(key.into(), json!(name));
-            }
-            map.insert("process_name".into(), json!(process));
-            map.insert("fields".into(), Value::Null);
-            map.insert("undecoded".into(), json!(why.to_string()));
-        }
-    }
-}
-
-/// Appends an event's meaning to its text line: `provider/event key=value ...`, as PerfView
-/// prints an event, with any decoding error after the fields.
-pub fn meaning_text(registry: &Registry, event: &Event<'_>, line: &mut String) {
-    use std::fmt::Write as _;
-    let facts = Facts::of(event);
-    let decoded = match registry.decode(&facts) {
-        Ok(decoded) => decoded,
-        Err(why) => {
-            // A description (MetaData/EventInfo, ManifestData): its names, no fields.
-            if let Some([provider, name, ..]) = why.names() {
-                let _ = write!(
-                    line,
-                    "  {}/{}",
-                    provider.unwrap_or("?"),
-                    name.unwrap_or("?")
-                );
-            }
-            return;
-        }
-    };
-    let _ = write!(
-        line,
-        "  {}/{}",
-        decoded.provider_name.as_deref().unwrap_or("?"),
-        decoded.event_name.as_deref().unwrap_or("?")
-    );
-    if let Some(process) = facts.process_id.and_then(|pid| registry.process_name(pid)) {
-        let _ = write!(line, " process={process}");
-    }
-    for (key, value) in &decoded.fields.fields {
-        match value {
-            Value::String(text) => {
-                let _ = write!(line, " {key}={text}");
-            }
-            Value::Object(object) if object.contains_key("name") && object.len() == 2 => {
-                let name = object
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                let _ = write!(line, " {key}={name}");
-            }
-            other => {
-                let _ = write!(line, " {key}={other}");
-            }
-        }
-    }
-    if let Some(error) = decoded.fields.error {
-        let _ = write!(line, " (fields stop: {error})");
-    }
-}
-
-/// A system, compact or perfinfo header's keys, then its extra words, then its data.
-fn kernel_json(
-    mut map: Map<String, Value>,
-    extra: &ExtraWords<'_>,
-    data: &[u8],
-) -> Map<String, Value> {
-    map.extend(fields::extra_words_json(extra));
-    with_data(map, data)
-}
-
-/// The members of an event's marker: `size`, `header_type`, `marker_flags`.
-fn marker_json(event: &Event<'_>) -> Map<String, Value> {
-    let mut map = Map::new();
-    map.insert("size".into(), json!(event.size));
-    map.insert("header_type".into(), json!(event.header_type.0));
-    map.insert("marker_flags".into(), json!(event.marker_flags.0));
-    map
-}
-
-/// An event whose header is not decoded: its marker's members and the whole event as hex.
-fn undecoded_json(event: &Event<'_>) -> Map<String, Value> {
-    let mut map = marker_json(event);
-    map.insert("bytes".into(), json!(fields::hex(event.bytes)));
-    map
-}
-
-/// `map` with the event data as lowercase hex under `data`.
-fn with_data(mut map: Map<String, Value>, data: &[u8]) -> Map<String, Value> {
-    map.insert("data".into(), json!(fields::hex(data)));
-    map
-}
-
-/// Width of an ISO 8601 time with seven fractional digits, `2021-04-18T10:20:35.2722435Z`.
-const TIME_WIDTH: usize = 28;
-
-/// One text line for an event: position, kind, size, time and the fields that say what it is.
-pub fn event_line(buffer: usize, event: &Event<'_>, time: &str) -> String {
-    let position = format!(
-        "buffer {buffer:>4} offset {:#07x} {:<15} size {:>5} {time:<TIME_WIDTH$}",
-        event.offset,
-        kind_name(event.header_type),
-        event.size
-    );
-    let header = match event.kind() {
-        EventKind::Full { header, .. } => header,
-        EventKind::Instance { header, .. } => {
-            let trace = header.header;
-            return format!(
-                "{position}  {} type {} level {} version {} tid {} pid {} time {} cpu {}/{} \
-                 instance {} parent {} {}",
-                trace.guid.guid(),
-                trace.class.event_type.0,
-                trace.class.level.0,
-                trace.class.version,
-                trace.thread_id,
-                trace.process_id,
-                trace.timestamp,
-                trace.times.kernel_time(),
-                trace.times.user_time(),
-                header.instance_id,
-                header.parent_instance_id,
-                header.parent_guid
-            );
-        }
-        EventKind::EventHeader { header, body } => {
-            let descriptor = header.event_descriptor;
-            let items = match body.split() {
-                Ok((items, _)) => items.len().to_string(),
-                Err(error) => format!("error ({error})"),
-            };
-            return format!(
-                "{position}  {} id {} version {} level {} opcode {} task {} keyword {:#x} tid {} \
-                 pid {} time {} cpu {}/{} items {items}",
-                header.provider_id,
-                descriptor.id,
-                descriptor.version,
-                descriptor.level.0,
-                descriptor.opcode,
-                descriptor.task,
-                descriptor.keyword,
-                header.thread_id,
-                header.process_id,
-                header.timestamp,
-                header.times.kernel_time(),
-                header.times.user_time()
-            );
-        }
-        _ => return position,
-    };
-    format!(
-        "{position}  {} type {} level {} version {} tid {} pid {} time {} cpu {}/{}",
-        header.guid.guid(),
-        header.class.event_type.0,
-        header.class.level.0,
-        header.class.version,
-        header.thread_id,
-        header.process_id,
-        header.timestamp,
-        header.times.kernel_time(),
-        header.times.user_time()
-    )
-}
 
 /// Buffers read together, then decoded and formatted on every core: at most this many...
 const BATCH_BUFFERS: usize = 64;
@@ -333,6 +57,9 @@ const BATCH_BUFFERS: usize = 64;
 /// decode to 16 MiB. Two batches are in memory at once (one read while the other is decoded),
 /// each of at most this plus one buffer, whatever the size of the file.
 const BATCH_BYTES: usize = 8 << 20;
+
+/// The bytes of output gathered before they are written.
+const OUTPUT_BUFFER: usize = 1 << 20;
 
 /// What a stored buffer weighs in a batch: its bytes as stored, and as decoded.
 fn batch_weight(stored: &StoredBuffer, buffer_size: usize) -> usize {
@@ -344,15 +71,6 @@ fn batch_weight(stored: &StoredBuffer, buffer_size: usize) -> usize {
         0
     };
     stored.bytes().len() + decoded
-}
-
-/// The order `run` prints the events in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Order {
-    /// Buffer after buffer as stored, each buffer's events in their order.
-    File,
-    /// The events of all buffers by raw timestamp, as a real-time consumer receives them.
-    Time,
 }
 
 /// Buffers read from the file as stored, in file order, and the error the reading ended with
@@ -395,15 +113,6 @@ impl Batch {
     }
 }
 
-/// What decides which events are output and how many: the filters, and `--limit`; and the
-/// schemas that name the events and decode their fields.
-#[derive(Clone, Debug, Default)]
-pub struct Selection {
-    pub filter: Filter,
-    pub limit: Option<u64>,
-    pub registry: Arc<Registry>,
-}
-
 /// One event that passed the filters, prepared by a [`Format`]: its header type, where its
 /// bytes end in its buffer's output, and the format's item.
 struct Prepared<I> {
@@ -420,50 +129,64 @@ struct BufferOutput<I> {
     problem: Option<String>,
 }
 
-/// The FILETIME of `event` through `clock`, if it has a timestamp and there is a clock.
-pub fn filetime_of(event: &Event<'_>, clock: Option<TraceClock>) -> Option<i64> {
-    event
-        .timestamp()
-        .zip(clock)
-        .and_then(|(raw, clock)| clock.to_filetime(raw))
-}
-
-/// The event's context when it passes the filters (and has a time, for a format that needs
-/// one).
-fn select<'s, F: Format>(
+/// The event as the outputs see it when it passes the filters (and has a time, for a format
+/// that needs one).
+fn select<'e, 's, F: Format>(
     selection: &'s Selection,
     clock: Option<TraceClock>,
     buffer: usize,
     processor: u16,
-    event: &Event<'_>,
-) -> Option<EventContext<'s>> {
-    let filetime = filetime_of(event, clock);
-    let registry = &selection.registry;
-    if (F::NEEDS_TIME && filetime.is_none()) || !selection.filter.matches(event, filetime, registry)
-    {
+    event: Event<'e>,
+) -> Option<DecodedEvent<'e, 's>> {
+    let filetime = filetime_of(&event, clock);
+    if F::NEEDS_TIME && filetime.is_none() {
         return None;
     }
-    Some(EventContext {
-        buffer,
-        processor,
-        filetime,
-        registry,
-    })
+    let registry: &Registry = &selection.registry;
+    let decoded = DecodedEvent::new(buffer, processor, event, filetime, registry);
+    selection.filter.matches(&decoded).then_some(decoded)
+}
+
+/// The output buffers of the buffers printed, kept for the next batches: an output buffer
+/// grows to hundreds of KiB, which the allocator would otherwise map and clear anew for each.
+#[derive(Default)]
+struct Spare(std::sync::Mutex<Vec<Vec<u8>>>);
+
+impl Spare {
+    /// An empty output buffer, one kept if there is one.
+    fn take(&self) -> Vec<u8> {
+        self.0
+            .lock()
+            .ok()
+            .and_then(|mut spare| spare.pop())
+            .unwrap_or_default()
+    }
+
+    /// Keeps `bytes` for a later buffer.
+    fn keep(&self, mut bytes: Vec<u8>) {
+        bytes.clear();
+        if let Ok(mut spare) = self.0.lock() {
+            if spare.len() < BATCH_BUFFERS {
+                spare.push(bytes);
+            }
+        }
+    }
 }
 
 /// Decodes one stored buffer into `scratch` (grown to what it needs, at most `buffer_size`),
 /// walks its events and prepares those selected (no more than the limit: the output stops
-/// there anyway).
+/// there anyway), into an output buffer from `spare`.
 fn buffer_output<F: Format>(
     stored: &StoredBuffer,
     scratch: &mut Vec<u8>,
+    spare: &Spare,
     buffer_size: usize,
     format: &F,
     selection: &Selection,
     clock: Option<TraceClock>,
 ) -> BufferOutput<F::Item> {
     let mut done = BufferOutput {
-        bytes: Vec::new(),
+        bytes: spare.take(),
         events: Vec::new(),
         problem: None,
     };
@@ -483,12 +206,13 @@ fn buffer_output<F: Format>(
                 break;
             }
         };
-        let Some(context) = select::<F>(selection, clock, index, buffer.processor, &event) else {
+        let header_type = event.header_type.0;
+        let Some(decoded) = select::<F>(selection, clock, index, buffer.processor, event) else {
             continue;
         };
-        let item = format.prepare(&context, &event, &mut done.bytes);
+        let item = format.prepare(&decoded, &mut done.bytes);
         done.events.push(Prepared {
-            header_type: event.header_type.0,
+            header_type,
             end: done.bytes.len(),
             item,
         });
@@ -500,43 +224,6 @@ fn buffer_output<F: Format>(
         }
     }
     done
-}
-
-/// Counts the events output and stops at the limit.
-pub struct Emitter<'a, F> {
-    pub format: &'a mut F,
-    pub tally: Tally,
-    pub limit: Option<u64>,
-    printed: u64,
-}
-
-impl<'a, F: Format> Emitter<'a, F> {
-    pub fn new(format: &'a mut F, limit: Option<u64>) -> Self {
-        Self {
-            format,
-            tally: Tally::default(),
-            limit,
-            printed: 0,
-        }
-    }
-
-    /// Whether the limit is reached: nothing more is to be output.
-    pub fn full(&self) -> bool {
-        self.limit.is_some_and(|limit| self.printed >= limit)
-    }
-
-    /// Outputs one prepared event.
-    pub fn emit(
-        &mut self,
-        header_type: u8,
-        item: F::Item,
-        bytes: &[u8],
-        out: &mut dyn Write,
-    ) -> std::io::Result<()> {
-        self.tally.counts_by_type[usize::from(header_type)] += 1;
-        self.printed += 1;
-        self.format.emit(item, bytes, out)
-    }
 }
 
 /// Prints the events of `reader` in file order (see [`run`]) and says what it read.
@@ -559,6 +246,7 @@ fn print_in_file_order<R: Read + Send, F: Format>(
         return Ok(());
     }
     let (mut current, mut next) = (Batch::default(), Batch::default());
+    let spare = Spare::default();
     current.fill(reader, max_buffers);
     while current.len > 0 || current.end.is_some() {
         progress.update();
@@ -577,7 +265,15 @@ fn print_in_file_order<R: Read + Send, F: Format>(
                     .stored()
                     .par_iter()
                     .map_init(Vec::new, |scratch, stored| {
-                        buffer_output(stored, scratch, buffer_size, format, selection, clock)
+                        buffer_output(
+                            stored,
+                            scratch,
+                            &spare,
+                            buffer_size,
+                            format,
+                            selection,
+                            clock,
+                        )
                     })
                     .collect()
             },
@@ -599,6 +295,7 @@ fn print_in_file_order<R: Read + Send, F: Format>(
                 return Ok(());
             }
             emitter.tally.problems.extend(done.problem);
+            spare.keep(done.bytes);
         }
         if let Some(error) = current.end.take() {
             emitter.tally.problems.push(error.to_string());
@@ -658,18 +355,6 @@ impl Seek for Source {
                 "standard input cannot seek",
             )),
         }
-    }
-}
-
-/// The message for an error of the reader: "cannot read PATH: ..." for an I/O error before any
-/// buffer, otherwise "PATH: " and the error, which names the buffer and its file offset.
-pub fn describe(path: &str, error: &EtlReaderError) -> String {
-    match error {
-        EtlReaderError::Io {
-            buffer: None,
-            error,
-        } => format!("cannot read {path}: {error}"),
-        other => format!("{path}: {other}"),
     }
 }
 
@@ -734,7 +419,8 @@ fn run_as<F: Format>(args: &EtlArgs, format: &mut F) -> Result<(), String> {
     };
     let mut reader = EtlReader::new(source).map_err(|e| describe(path, &e))?;
     let stdout = std::io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
+    // Large enough that a batch's output goes out in a few large writes, not thousands.
+    let mut out = BufWriter::with_capacity(OUTPUT_BUFFER, stdout.lock());
     let write_error = crate::output_error;
     // The time order reads every buffer twice: once to list them, once to merge them.
     let passes = if order == Order::Time { 2 } else { 1 };
@@ -745,11 +431,7 @@ fn run_as<F: Format>(args: &EtlArgs, format: &mut F) -> Result<(), String> {
     let mut selection = args.selection();
     // Nothing to learn for `--limit 0`, which reads no buffer.
     let first_pass = (!read_once && selection.limit != Some(0)).then_some(args.file.as_str());
-    selection.registry = Arc::new(crate::meaning::registry(
-        &args.manifest,
-        &args.mof,
-        first_pass,
-    )?);
+    selection.registry = Arc::new(Registry::for_trace(&args.manifest, &args.mof, first_pass)?);
     let clock = match &file.clock {
         Ok(clock) => Some(*clock),
         Err(error) => {

@@ -1,12 +1,31 @@
 //! The command line of `etwc etl`.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use clap::error::ErrorKind;
 use etw_classic::HeaderType;
+use etw_classic_decode::Registry;
 
-use crate::etl::{Order, Selection};
 use crate::filter::{self, Filter, ProviderFilter};
+
+/// The order `run` prints the events in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Order {
+    /// Buffer after buffer as stored, each buffer's events in their order.
+    File,
+    /// The events of all buffers by raw timestamp, as a real-time consumer receives them.
+    Time,
+}
+
+/// What decides which events are output and how many: the filters, and `--limit`; and the
+/// schemas that name the events and decode their fields.
+#[derive(Clone, Debug, Default)]
+pub struct Selection {
+    pub filter: Filter,
+    pub limit: Option<u64>,
+    pub registry: Arc<Registry>,
+}
 
 /// What `etwc etl --help` prints after the options.
 const AFTER_HELP: &str = "\

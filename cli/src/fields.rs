@@ -1,4 +1,7 @@
-//! The JSON form of every layout: SDK member names in snake_case, unions flattened.
+//! The JSON form of every layout: SDK member names in snake_case, unions flattened. The
+//! headers an .etl file holds are described by `etw_classic_decode::headers` (the JSON lines of
+//! `etwc etl` use the same); this module adds the layouts only `etwc decode` shows and encodes
+//! JSON back to bytes.
 //!
 //! Decoding writes every view of every union; encoding takes back what decoding writes: of each
 //! union it encodes the first view given (in the order decoding writes them) and checks the keys
@@ -13,15 +16,15 @@ use std::fmt;
 
 use etw_classic::{
     wire::{
-        EventInstanceInfo32, EventInstanceInfo64, ExtendedAndUserData, ExtendedItem,
-        ExtendedPayload, ExtraWords, LogInstance, MessageFields, MessageGuid, SystemTime,
-        TimeZoneInformation, TraceLogfileHeader32, TraceLogfileHeader64, VersionDetail,
+        EventInstanceInfo32, EventInstanceInfo64, LogInstance, SystemTime, TimeZoneInformation,
+        TraceLogfileHeader32, TraceLogfileHeader64, VersionDetail,
     },
-    Bitness, BufferContext, Class, ClockType, CompactTraceHeader, EventHeader,
-    EventInstanceGuidHeader, EventInstanceHeader, EventInstanceInfo, EventTrace, EventTraceHeader,
-    EventType, Guid, GuidOrPtr, HeaderType, Level, MarkerFlags, MessageTraceHeader, MofField,
-    PerfInfoTraceHeader, SystemTraceHeader, TimesOrFlags, TraceLogfileHeader, WnodeFlags,
+    Bitness, BufferContext, Class, ClockType, EventInstanceGuidHeader, EventInstanceHeader,
+    EventInstanceInfo, EventTrace, EventTraceHeader, EventType, Guid, GuidOrPtr, HeaderType, Level,
+    MarkerFlags, MofField, SystemTraceHeader, TimesOrFlags, TraceLogfileHeader, WnodeFlags,
 };
+use etw_classic_decode::headers;
+use etw_classic_decode::sink::{to_map, Sink};
 use serde_json::{json, Map, Value};
 
 /// The layouts the tool knows. A struct with a 32-bit and a 64-bit layout is one variant with
@@ -148,164 +151,14 @@ pub fn decode(layout: CliLayout, bytes: &[u8]) -> Result<Map<String, Value>, Str
     })
 }
 
-/// The members every version-first header (`SystemTraceHeader`, `CompactTraceHeader`,
-/// `PerfInfoTraceHeader`) starts with, under the keys of [`system_header_json`]: the `Marker`
-/// view and its members, the `Header` view and its members, `HookId`'s type and group.
-macro_rules! version_first_json {
-    ($header:expr) => {{
-        let header = $header;
-        object([
-            ("marker", json!(header.marker())),
-            ("version", json!(header.version)),
-            ("header_type", json!(header.header_type.0)),
-            ("flags", json!(header.flags.0)),
-            ("header", json!(header.header())),
-            ("size", json!(header.size)),
-            ("hook_id", json!(header.hook_id)),
-            ("type", json!(header.hook_type())),
-            ("group", json!(header.hook_group())),
-        ])
-    }};
-}
-
-/// `SYSTEM_TRACE_HEADER`: both views of the `Marker` and `Header` unions, and `HookId`'s bytes.
+/// `SYSTEM_TRACE_HEADER` as a map ([`headers::system_header`]).
 pub fn system_header_json(header: &SystemTraceHeader) -> Map<String, Value> {
-    let mut map = version_first_json!(header);
-    map.extend(object([
-        ("thread_id", json!(header.thread_id)),
-        ("process_id", json!(header.process_id)),
-        ("system_time", json!(header.system_time)),
-        ("kernel_time", json!(header.kernel_time)),
-        ("user_time", json!(header.user_time)),
-    ]));
-    map
+    to_map(|sink| headers::system_header(sink, header))
 }
 
-/// The compact system header: the keys of [`system_header_json`] without the CPU times.
-pub fn compact_header_json(header: &CompactTraceHeader) -> Map<String, Value> {
-    let mut map = version_first_json!(header);
-    map.extend(object([
-        ("thread_id", json!(header.thread_id)),
-        ("process_id", json!(header.process_id)),
-        ("system_time", json!(header.system_time)),
-    ]));
-    map
-}
-
-/// `PERFINFO_TRACE_HEADER`: the version-first members and `SystemTime`.
-pub fn perfinfo_header_json(header: &PerfInfoTraceHeader) -> Map<String, Value> {
-    let mut map = version_first_json!(header);
-    map.insert("system_time".into(), json!(header.system_time));
-    map
-}
-
-/// The words a version-first header's `Version` announces: `pebs_index` (`null` when there is
-/// none) and `pmc_counters` (an array, usually empty).
-pub fn extra_words_json(extra: &ExtraWords<'_>) -> Map<String, Value> {
-    let counters: Vec<u64> = extra.pmc_counters().collect();
-    object([
-        ("pebs_index", json!(extra.pebs_index())),
-        ("pmc_counters", json!(counters)),
-    ])
-}
-
-/// `MESSAGE_TRACE_HEADER` and the optional fields its `OptionFlags` announce, each `null` when
-/// absent: `message_guid` for `TRACE_MESSAGE_GUID`, `component_id` for
-/// `TRACE_MESSAGE_COMPONENTID`.
-pub fn message_json(header: &MessageTraceHeader, fields: &MessageFields) -> Map<String, Value> {
-    let (message_guid, component_id) = match fields.message_guid {
-        Some(MessageGuid::Guid(guid)) => (json!(guid.to_string()), Value::Null),
-        Some(MessageGuid::ComponentId(id)) => (Value::Null, json!(id)),
-        None => (Value::Null, Value::Null),
-    };
-    let info = fields.system_info;
-    object([
-        ("marker", json!(header.marker())),
-        ("size", json!(header.size)),
-        ("reserved", json!(header.reserved)),
-        ("version", json!(header.version.0)),
-        ("header", json!(header.header())),
-        ("message_number", json!(header.message_number)),
-        ("option_flags", json!(header.option_flags.0)),
-        ("sequence", json!(fields.sequence)),
-        ("message_guid", message_guid),
-        ("component_id", component_id),
-        ("timestamp", json!(fields.timestamp)),
-        ("thread_id", json!(info.map(|info| info.thread_id))),
-        ("process_id", json!(info.map(|info| info.process_id))),
-    ])
-}
-
-/// `TRACE_LOGFILE_HEADER` in either layout (pointers widened to 64 bits), every union view; the
-/// time zone in a nested `time_zone` object, its names as arrays of 32 UTF-16 code units.
+/// `TRACE_LOGFILE_HEADER` in either layout as a map ([`headers::logfile_header`]).
 pub fn logfile_header_json(header: &TraceLogfileHeader) -> Map<String, Value> {
-    let version = header.version();
-    let instance = header.log_instance();
-    object([
-        ("buffer_size", json!(header.buffer_size())),
-        ("version", json!(version.roll_up())),
-        ("major_version", json!(version.major_version)),
-        ("minor_version", json!(version.minor_version)),
-        ("sub_version", json!(version.sub_version)),
-        ("sub_minor_version", json!(version.sub_minor_version)),
-        ("provider_version", json!(header.provider_version())),
-        ("number_of_processors", json!(header.number_of_processors())),
-        ("end_time", json!(header.end_time())),
-        ("timer_resolution", json!(header.timer_resolution())),
-        ("maximum_file_size", json!(header.maximum_file_size())),
-        ("log_file_mode", json!(header.log_file_mode())),
-        ("buffers_written", json!(header.buffers_written())),
-        (
-            "log_instance_guid",
-            json!(instance.log_instance_guid().to_string()),
-        ),
-        ("start_buffers", json!(instance.start_buffers())),
-        ("pointer_size", json!(instance.pointer_size())),
-        ("events_lost", json!(instance.events_lost())),
-        ("cpu_speed_in_mhz", json!(instance.cpu_speed_in_mhz())),
-        ("logger_name", json!(header.logger_name())),
-        ("log_file_name", json!(header.log_file_name())),
-        (
-            "time_zone",
-            Value::Object(time_zone_json(&header.time_zone())),
-        ),
-        ("boot_time", json!(header.boot_time())),
-        ("perf_freq", json!(header.perf_freq())),
-        ("start_time", json!(header.start_time())),
-        ("reserved_flags", json!(header.reserved_flags().0)),
-        ("buffers_lost", json!(header.buffers_lost())),
-    ])
-}
-
-fn time_zone_json(zone: &TimeZoneInformation) -> Map<String, Value> {
-    object([
-        ("bias", json!(zone.bias)),
-        ("standard_name", json!(zone.standard_name)),
-        (
-            "standard_date",
-            Value::Object(system_time_json(&zone.standard_date)),
-        ),
-        ("standard_bias", json!(zone.standard_bias)),
-        ("daylight_name", json!(zone.daylight_name)),
-        (
-            "daylight_date",
-            Value::Object(system_time_json(&zone.daylight_date)),
-        ),
-        ("daylight_bias", json!(zone.daylight_bias)),
-    ])
-}
-
-fn system_time_json(time: &SystemTime) -> Map<String, Value> {
-    object([
-        ("year", json!(time.year)),
-        ("month", json!(time.month)),
-        ("day_of_week", json!(time.day_of_week)),
-        ("day", json!(time.day)),
-        ("hour", json!(time.hour)),
-        ("minute", json!(time.minute)),
-        ("second", json!(time.second)),
-        ("milliseconds", json!(time.milliseconds)),
-    ])
+    to_map(|sink| headers::logfile_header(sink, header))
 }
 
 /// `EVENT_INSTANCE_INFO` in either layout (`RegHandle` widened to 64 bits).
@@ -340,246 +193,41 @@ fn object<const N: usize>(pairs: [(&str, Value); N]) -> Map<String, Value> {
         .collect()
 }
 
-/// The keys shared by every classic header's first 0x18 bytes.
-fn common_json(
-    size: u16,
-    header_type: HeaderType,
-    marker_flags: MarkerFlags,
-    class: Class,
-    thread_id: u32,
-    process_id: u32,
-    timestamp: i64,
-) -> Map<String, Value> {
-    object([
-        ("size", json!(size)),
-        ("header_type", json!(header_type.0)),
-        ("marker_flags", json!(marker_flags.0)),
-        ("version", json!(class.roll_up())),
-        ("class_type", json!(class.event_type.0)),
-        ("class_level", json!(class.level.0)),
-        ("class_version", json!(class.version)),
-        ("thread_id", json!(thread_id)),
-        ("process_id", json!(process_id)),
-        ("timestamp", json!(timestamp)),
-    ])
-}
-
+/// `EVENT_TRACE_HEADER` as a map ([`headers::trace_header`]).
 pub fn trace_header_json(header: &EventTraceHeader) -> Map<String, Value> {
-    let mut map = common_json(
-        header.size,
-        header.header_type,
-        header.marker_flags,
-        header.class,
-        header.thread_id,
-        header.process_id,
-        header.timestamp,
-    );
-    map.insert("guid".into(), json!(header.guid.guid().to_string()));
-    map.insert("guid_ptr".into(), json!(header.guid.guid_ptr()));
-    let times = header.times;
-    map.insert("kernel_time".into(), json!(times.kernel_time()));
-    map.insert("user_time".into(), json!(times.user_time()));
-    map.insert("processor_time".into(), json!(times.processor_time()));
-    map.insert("client_context".into(), json!(times.client_context()));
-    map.insert("flags".into(), json!(times.flags().0));
-    map
+    to_map(|sink| headers::trace_header(sink, header))
 }
 
+/// `EVENT_INSTANCE_HEADER`: the classic members, `RegHandle` and the instance ids, every view
+/// of the CPU-time union, `ParentRegHandle`.
 fn instance_header_json(header: &EventInstanceHeader) -> Map<String, Value> {
-    let mut map = common_json(
-        header.size,
-        header.header_type,
-        header.marker_flags,
-        header.class,
-        header.thread_id,
-        header.process_id,
-        header.timestamp,
-    );
-    map.insert("reg_handle".into(), json!(header.reg_handle));
-    map.insert("instance_id".into(), json!(header.instance_id));
-    map.insert(
-        "parent_instance_id".into(),
-        json!(header.parent_instance_id),
-    );
-    let times = header.times;
-    map.insert("kernel_time".into(), json!(times.kernel_time()));
-    map.insert("user_time".into(), json!(times.user_time()));
-    map.insert("processor_time".into(), json!(times.processor_time()));
-    map.insert("event_id".into(), json!(times.event_id()));
-    map.insert("flags".into(), json!(times.flags().0));
-    map.insert("parent_reg_handle".into(), json!(header.parent_reg_handle));
-    map
+    to_map(|sink| {
+        headers::classic_common(
+            sink,
+            header.size,
+            header.header_type,
+            header.marker_flags,
+            header.class,
+            header.thread_id,
+            header.process_id,
+            header.timestamp,
+        );
+        sink.put_u64("reg_handle", header.reg_handle);
+        sink.put_u64("instance_id", header.instance_id.into());
+        sink.put_u64("parent_instance_id", header.parent_instance_id.into());
+        let times = header.times;
+        sink.put_u64("kernel_time", times.kernel_time().into());
+        sink.put_u64("user_time", times.user_time().into());
+        sink.put_u64("processor_time", times.processor_time());
+        sink.put_u64("event_id", times.event_id().into());
+        sink.put_u64("flags", times.flags().0.into());
+        sink.put_u64("parent_reg_handle", header.parent_reg_handle);
+    })
 }
 
+/// `EVENT_INSTANCE_GUID_HEADER` as a map ([`headers::instance_guid_header`]).
 pub fn instance_guid_header_json(header: &EventInstanceGuidHeader) -> Map<String, Value> {
-    let mut map = trace_header_json(&header.header);
-    map.insert("instance_id".into(), json!(header.instance_id));
-    map.insert(
-        "parent_instance_id".into(),
-        json!(header.parent_instance_id),
-    );
-    map.insert("parent_guid".into(), json!(header.parent_guid.to_string()));
-    map
-}
-
-/// Bytes as lowercase hex.
-pub fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut hex = String::with_capacity(2 * bytes.len());
-    for byte in bytes {
-        hex.push(char::from(DIGITS[usize::from(byte >> 4)]));
-        hex.push(char::from(DIGITS[usize::from(byte & 0x0F)]));
-    }
-    hex
-}
-
-/// An `EVENT_HEADER` event: every header member under its SDK name in snake_case (both views of
-/// the CPU-time union), `extended_data` with each item, and the user data as hex under `data`.
-///
-/// An item that breaks the rules ends the list; its error is under `extended_data_error` and
-/// `data` is then `null`, as where the user data starts is not known.
-pub fn event_header_json(
-    header: &EventHeader,
-    body: &ExtendedAndUserData<'_>,
-) -> Map<String, Value> {
-    let descriptor = header.event_descriptor;
-    let mut map = object([
-        ("size", json!(header.size)),
-        ("header_type", json!(header.header_type.0)),
-        ("marker_flags", json!(header.marker_flags.0)),
-        ("flags", json!(header.flags.0)),
-        ("event_property", json!(header.event_property.0)),
-        ("thread_id", json!(header.thread_id)),
-        ("process_id", json!(header.process_id)),
-        ("timestamp", json!(header.timestamp)),
-        ("provider_id", json!(header.provider_id.to_string())),
-        (
-            "event_descriptor",
-            json!({
-                "id": descriptor.id,
-                "version": descriptor.version,
-                "channel": descriptor.channel,
-                "level": descriptor.level.0,
-                "opcode": descriptor.opcode,
-                "task": descriptor.task,
-                "keyword": descriptor.keyword,
-            }),
-        ),
-        ("kernel_time", json!(header.times.kernel_time())),
-        ("user_time", json!(header.times.user_time())),
-        ("processor_time", json!(header.times.processor_time())),
-        ("activity_id", json!(header.activity_id.to_string())),
-    ]);
-    let mut items = Vec::new();
-    let mut walk = body.items();
-    let mut error = None;
-    for item in walk.by_ref() {
-        match item {
-            Ok(item) => items.push(Value::Object(extended_item_json(&item))),
-            Err(problem) => error = Some(problem.to_string()),
-        }
-    }
-    map.insert("extended_data".into(), Value::Array(items));
-    if let Some(error) = error {
-        map.insert("extended_data_error".into(), json!(error));
-    }
-    map.insert("data".into(), json!(walk.user_data().map(hex)));
-    map
-}
-
-/// One extended data item: its header (`item_size` is the on-disk `Reserved1`, `linkage` the
-/// whole `Linkage`/`Reserved2` word), the values its type holds, its data and padding as hex.
-fn extended_item_json(item: &ExtendedItem<'_>) -> Map<String, Value> {
-    let header = item.header;
-    let mut map = object([
-        ("ext_type", json!(header.ext_type.0)),
-        ("item_size", json!(header.item_size)),
-        ("linkage", json!(header.linkage)),
-        ("data_size", json!(header.data_size)),
-    ]);
-    match item.payload() {
-        Ok(payload) => map.extend(payload_json(&payload)),
-        Err(error) => {
-            map.insert("payload_error".into(), json!(error.to_string()));
-        }
-    }
-    map.insert("data".into(), json!(hex(item.data)));
-    map.insert("padding".into(), json!(hex(item.padding)));
-    map
-}
-
-/// The members of an item's typed data, named after the `EVENT_EXTENDED_ITEM_*` structs.
-fn payload_json(payload: &ExtendedPayload<'_>) -> Map<String, Value> {
-    match *payload {
-        ExtendedPayload::RelatedActivityId(guid) => {
-            object([("related_activity_id", json!(guid.to_string()))])
-        }
-        ExtendedPayload::Sid(sid) => object([
-            ("sid", json!(sid.to_string())),
-            ("revision", json!(sid.revision)),
-            ("sub_authority_count", json!(sid.sub_authority_count)),
-            (
-                "identifier_authority",
-                json!(sid.identifier_authority_value()),
-            ),
-            (
-                "sub_authority",
-                json!(sid.sub_authorities.collect::<Vec<_>>()),
-            ),
-        ]),
-        ExtendedPayload::TerminalSessionId(session_id) => {
-            object([("session_id", json!(session_id))])
-        }
-        ExtendedPayload::Instance(instance) => object([
-            ("instance_id", json!(instance.instance_id)),
-            ("parent_instance_id", json!(instance.parent_instance_id)),
-            ("parent_guid", json!(instance.parent_guid.to_string())),
-        ]),
-        ExtendedPayload::StackTrace32(stack) => object([
-            ("match_id", json!(stack.match_id)),
-            ("address", json!(stack.addresses.collect::<Vec<_>>())),
-        ]),
-        ExtendedPayload::StackTrace64(stack) => object([
-            ("match_id", json!(stack.match_id)),
-            ("address", json!(stack.addresses.collect::<Vec<_>>())),
-        ]),
-        ExtendedPayload::PebsIndex(pebs_index) => object([("pebs_index", json!(pebs_index))]),
-        ExtendedPayload::PmcCounters(counters) => {
-            object([("counter", json!(counters.collect::<Vec<_>>()))])
-        }
-        ExtendedPayload::EventKey(key) => object([("key", json!(key))]),
-        ExtendedPayload::ProcessStartKey(key) => object([("process_start_key", json!(key))]),
-        ExtendedPayload::ProviderTraits(traits) => object([
-            ("traits_size", json!(traits.traits_size)),
-            ("provider_name", json!(String::from_utf8_lossy(traits.name))),
-            (
-                "traits",
-                Value::Array(
-                    traits
-                        .traits()
-                        .map(|provider_trait| {
-                            json!({
-                                "trait_size": provider_trait.trait_size,
-                                "trait_type": provider_trait.trait_type.0,
-                                "data": hex(provider_trait.data),
-                            })
-                        })
-                        .collect(),
-                ),
-            ),
-        ]),
-        ExtendedPayload::StackKey32(key) => object([
-            ("match_id", json!(key.match_id)),
-            ("stack_key", json!(key.stack_key)),
-            ("padding", json!(key.padding)),
-        ]),
-        ExtendedPayload::StackKey64(key) => object([
-            ("match_id", json!(key.match_id)),
-            ("stack_key", json!(key.stack_key)),
-        ]),
-        // The TraceLogging schema and the types without a public layout: `data` says it all.
-        _ => Map::new(),
-    }
+    to_map(|sink| headers::instance_guid_header(sink, header))
 }
 
 /// `EVENT_TRACE` in either layout (`MofData` widened to 64 bits), the embedded header nested.

@@ -10,12 +10,12 @@
 
 use etw_classic::{
     wire::{EventTraceGroup, UtcDateTime},
-    Event, Guid, HeaderType,
+    Guid, HeaderType,
 };
 
-use crate::etl::kind_name;
-use etw_classic_decode::facts::{Facts, Source};
-use etw_classic_decode::Registry;
+use etw_classic_decode::facts::Source;
+use etw_classic_decode::headers::kind_name;
+use etw_classic_decode::DecodedEvent;
 
 /// `--provider`: a GUID, a kernel group or a provider name: what `--stats` and the CSV print
 /// as an event's provider, and the name its schema gives.
@@ -48,10 +48,10 @@ pub struct Filter {
 }
 
 impl Filter {
-    /// Whether the event dated `filetime` passes every filter, its names as `registry` gives
-    /// them.
-    pub fn matches(&self, event: &Event<'_>, filetime: Option<i64>, registry: &Registry) -> bool {
-        if !self.kinds.is_empty() && !self.kinds.contains(&event.header_type) {
+    /// Whether the event passes every filter, its names as its schema gives them.
+    pub fn matches(&self, event: &DecodedEvent<'_, '_>) -> bool {
+        let filetime = event.filetime;
+        if !self.kinds.is_empty() && !self.kinds.contains(&event.kind()) {
             return false;
         }
         if self.from.is_some() || self.to.is_some() {
@@ -72,7 +72,7 @@ impl Filter {
         {
             return true;
         }
-        let facts = Facts::of(event);
+        let facts = event.facts();
         let any = |wanted: &[u32], found: Option<u32>| {
             wanted.is_empty() || found.is_some_and(|found| wanted.contains(&found))
         };
@@ -80,7 +80,7 @@ impl Filter {
             return false;
         }
         if !self.processes.is_empty() {
-            let name = facts.process_id.and_then(|pid| registry.process_name(pid));
+            let name = event.process_name();
             if !name.is_some_and(|name| same_name(&self.processes, name)) {
                 return false;
             }
@@ -88,8 +88,8 @@ impl Filter {
         if self.providers.is_empty() && self.events.is_empty() {
             return true;
         }
-        let identified = registry.identify(&facts).ok();
-        let provider_name = identified.as_ref().and_then(|found| found.provider_name());
+        let identified = event.identified().ok();
+        let provider_name = identified.and_then(|found| found.provider_name());
         let provider_ok = self.providers.is_empty()
             || self.providers.iter().any(|wanted| match wanted {
                 ProviderFilter::Guid(guid) => facts.provider() == Some(*guid),
@@ -104,7 +104,7 @@ impl Filter {
         if self.events.is_empty() {
             return true;
         }
-        let Some(event_name) = identified.as_ref().and_then(|found| found.event_name()) else {
+        let Some(event_name) = identified.and_then(|found| found.event_name()) else {
             return false;
         };
         self.events.iter().any(|wanted| {

@@ -1,9 +1,11 @@
-//! The library behind `etwc`: the JSON form of every layout ([`fields`]), the reading of .etl
-//! files ([`etl`], [`time_ordered`]), the census of a trace's schemas ([`schemas`]) and the assembling of dumped buffers ([`assemble`]).
+//! The library behind `etwc`: the JSON form of every layout and its encoding back to bytes
+//! ([`fields`]), the reading of .etl files ([`etl`], [`time_ordered`]) into the outputs
+//! ([`formats`]), the census of a trace's schemas ([`schemas`]) and the assembling of dumped
+//! buffers ([`assemble`]).
 //!
-//! The `etwc` binary (`main.rs`) parses the command line and calls these modules; other crates
-//! of the project (the Python module under `python/`) use them to give the same keys and
-//! values as `etwc ... --json`.
+//! The `etwc` binary (`main.rs`) parses the command line and calls these modules. The event
+//! every output writes from, and its JSON form, are the `etw-classic-decode` crate's
+//! (`DecodedEvent`), which the Python module shares.
 
 pub mod assemble;
 pub mod etl;
@@ -13,7 +15,6 @@ pub mod etl_args;
 pub mod fields;
 mod filter;
 pub mod formats;
-pub mod meaning;
 mod progress;
 pub mod schemas;
 pub mod time_ordered;

@@ -1,6 +1,6 @@
 //! `etwc schemas FILE`: which schemas describe a trace's events, and what is left undecoded.
 //!
-//! The schemas are those `etwc etl` decodes with ([`crate::meaning::registry`]): the files
+//! The schemas are those `etwc etl` decodes with ([`Registry::for_trace`]): the files
 //! given with `--manifest` and `--mof`, and what a first pass learns from the trace (its
 //! `MetaData/EventInfo` events, its EventSource manifests); then the file is walked once more
 //! and each event is matched with its schema ([`Registry::identify`]) and its data walked with
@@ -31,8 +31,8 @@ use etw_classic_decode::facts::Facts;
 use etw_classic_decode::{Checked, EventSchema, Identified, Registry, SchemaKey, SchemaSource};
 use serde_json::{json, Map, Value};
 
-use crate::etl::{describe, kind_name};
-use crate::formats::Problems;
+use etw_classic_decode::headers::kind_name;
+use etw_classic_decode::report::{describe, Problems};
 
 /// `etwc schemas`'s options.
 #[derive(clap::Args, Debug)]
@@ -374,7 +374,7 @@ pub fn run(args: &Args) -> Result<(), String> {
         ));
     }
     drop(file);
-    let registry = crate::meaning::registry(&args.manifest, &args.mof, Some(path))?;
+    let registry = Registry::for_trace(&args.manifest, &args.mof, Some(path))?;
     let mut census = Census::walk(&registry, path)?;
     let rows = rows(&registry, &mut census);
     let names = provider_names(&registry);

@@ -6,8 +6,11 @@ use std::io::{Read, Seek, Write};
 
 use etw_classic::read::{EtlReader, TraceClock};
 
-use crate::etl::{filetime_of, Emitter, Selection};
-use crate::formats::{EventContext, Format};
+use etw_classic_decode::event::filetime_of;
+use etw_classic_decode::{DecodedEvent, Registry};
+
+use crate::etl_args::Selection;
+use crate::formats::{Emitter, Format};
 use crate::progress::Progress;
 
 /// Why the walk stopped before its end.
@@ -51,20 +54,22 @@ pub fn print<R: Read + Seek, F: Format>(
         };
         let event = item.event;
         let filetime = filetime_of(&event, clock);
-        let registry = &selection.registry;
-        if (F::NEEDS_TIME && filetime.is_none())
-            || !selection.filter.matches(&event, filetime, registry)
-        {
+        if F::NEEDS_TIME && filetime.is_none() {
             return Ok(());
         }
-        let context = EventContext {
-            buffer: item.position.index,
-            processor: item.processor,
+        let registry: &Registry = &selection.registry;
+        let decoded = DecodedEvent::new(
+            item.position.index,
+            item.processor,
+            event,
             filetime,
             registry,
-        };
+        );
+        if !selection.filter.matches(&decoded) {
+            return Ok(());
+        }
         bytes.clear();
-        let prepared = emitter.format.prepare(&context, &event, &mut bytes);
+        let prepared = emitter.format.prepare(&decoded, &mut bytes);
         emitter
             .emit(event.header_type.0, prepared, &bytes, out)
             .map_err(Halt::Output)?;

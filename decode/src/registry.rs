@@ -399,6 +399,54 @@ impl Registry {
         }
     }
 
+    /// The registry `etwc etl` and the Python module decode a trace with: the manifests and MOF
+    /// files (or folders of them) given, loaded in that order, then what a first pass over the
+    /// trace at `path` learns ([`learn_file`](Self::learn_file); `None` for a stream, which
+    /// cannot be read twice).
+    ///
+    /// # Errors
+    /// A manifest or MOF file that cannot be read or parsed (the message names it, with the
+    /// line for a parse error). The first pass reports nothing: what it cannot read, the
+    /// output's pass reports.
+    pub fn for_trace(
+        manifests: &[impl AsRef<std::path::Path>],
+        mofs: &[impl AsRef<std::path::Path>],
+        path: Option<&str>,
+    ) -> Result<Self, String> {
+        let mut registry = Self::new();
+        for manifest in manifests {
+            registry.load_path(manifest.as_ref(), SchemaFile::Manifest)?;
+        }
+        for mof in mofs {
+            registry.load_path(mof.as_ref(), SchemaFile::Mof)?;
+        }
+        if let Some(path) = path {
+            registry.learn_file(path);
+        }
+        Ok(registry)
+    }
+
+    /// [`learn`](Self::learn)s from every event of the .etl file at `path` that can be read:
+    /// the process and thread names, and the descriptions the trace carries.
+    pub fn learn_file(&mut self, path: &str) {
+        let Ok(mut reader) = etw_classic::EtlReader::open(path) else {
+            return;
+        };
+        while let Some(buffer) = reader.next_buffer() {
+            let Ok(buffer) = buffer else { continue };
+            let position = buffer.position;
+            for event in buffer.events() {
+                let Ok(event) = event else { break };
+                self.learn(&Facts::of(&event), || {
+                    format!(
+                        "{path}: buffer {} (file offset {:#x}) event offset {:#x}",
+                        position.index, position.file_offset, event.offset
+                    )
+                });
+            }
+        }
+    }
+
     /// Every schema and its key, in no particular order.
     pub fn schemas(&self) -> impl Iterator<Item = (&SchemaKey, &Arc<EventSchema>)> {
         self.schemas.iter()
@@ -749,6 +797,42 @@ impl Identified<'_, '_> {
         }
     }
 
+    /// The task's name.
+    pub fn task_name(&self) -> Option<&str> {
+        match self {
+            Self::Schema(schema) => schema.task_name.as_deref(),
+            Self::Kernel(event) => Some(event.task_name),
+            Self::Description(description) => description.task_name,
+            Self::TraceLogging { .. } => None,
+        }
+    }
+
+    /// The opcode's name.
+    pub fn opcode_name(&self) -> Option<&str> {
+        match self {
+            Self::Schema(schema) => schema.opcode_name.as_deref(),
+            Self::Kernel(event) => event.event_name().opcode,
+            Self::Description(description) => description.opcode_name,
+            Self::TraceLogging { .. } => None,
+        }
+    }
+
+    /// The level's name, when the schema gives one.
+    pub fn level_name(&self) -> Option<&str> {
+        match self {
+            Self::Schema(schema) => schema.level_name.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// The keywords' names the schema gives (none for most sources).
+    pub fn keyword_names(&self) -> &[Name] {
+        match self {
+            Self::Schema(schema) => &schema.keyword_names,
+            _ => &[],
+        }
+    }
+
     /// Walks the fields of `facts`' event with this schema, handing each item to `visit` with
     /// its field's name, without building anything: the cost of decoding alone. Returns how
     /// the walk ended: `None` at the end of the fields, or the error that stopped it.
@@ -889,7 +973,7 @@ fn check_fields_of<N: AsRef<str> + std::fmt::Display>(
 }
 
 /// The fields TraceLogging metadata describes, checked.
-fn tracelogging_fields<'e>(
+pub(crate) fn tracelogging_fields<'e>(
     event: &TraceLoggingEvent<'e>,
 ) -> Result<Vec<FieldSchema<&'e str>>, Undecoded> {
     let bad =

@@ -26,53 +26,74 @@ use std::net::{Ipv4Addr, Ipv6Addr};
 
 use etw_classic::payload::{FieldSchema, OutType, Value};
 use etw_classic::wire::UtcDateTime;
-use serde_json::{json, Value as Json};
+use serde_json::Value as Json;
 
 use crate::schema::ValueMap;
+use crate::sink::Sink;
 
-/// The JSON of one value of `field`, named by `map` when it has one.
+/// The JSON of one value of `field`, named by `map` when it has one ([`describe_value`]).
 pub fn value_json<N>(value: &Value<'_>, field: &FieldSchema<N>, map: Option<&ValueMap>) -> Json {
+    crate::sink::to_value(|sink| describe_value(sink, value, field, map))
+}
+
+/// Describes one value of `field` to `sink`, named by `map` when it has one, by the rules of
+/// the table above.
+pub fn describe_value<S: Sink, N>(
+    sink: &mut S,
+    value: &Value<'_>,
+    field: &FieldSchema<N>,
+    map: Option<&ValueMap>,
+) {
     if let (Some(map), Some(number)) = (map, value.as_u64()) {
         if let Some(name) = map.describe(number) {
-            return json!({ "value": number, "name": name });
+            sink.begin_object();
+            sink.put_u64("value", number);
+            sink.put_str("name", &name);
+            sink.end_object();
+            return;
         }
     }
     let out = field.out_type;
     match *value {
-        Value::Null | Value::NoSid => Json::Null,
-        Value::Bool(v) => json!(v != 0),
-        Value::I8(v) => integer(i64::from(v), out),
-        Value::I16(v) => integer(i64::from(v), out),
-        Value::I32(v) => integer(i64::from(v), out),
-        Value::I64(v) => integer(v, out),
-        Value::U8(v) if out == OutType::STRING => json!(char::from(v).to_string()),
-        Value::U16(v) if out == OutType::STRING => json!(utf16_char(v)),
-        Value::U16(v) if out == OutType::PORT => json!(u16::from_be_bytes(v.to_le_bytes())),
-        Value::U32(v) if out == OutType::IPV4 => json!(Ipv4Addr::from(v.to_le_bytes()).to_string()),
-        Value::U8(v) => unsigned(u64::from(v), out),
-        Value::U16(v) => unsigned(u64::from(v), out),
-        Value::U32(v) => unsigned(u64::from(v), out),
-        Value::U64(v) => unsigned(v, out),
-        Value::HexInt32(v) => json!(hex(u64::from(v))),
-        Value::HexInt64(v) | Value::Pointer(v) => json!(hex(v)),
-        Value::F32(v) => float(f64::from(v)),
-        Value::F64(v) => float(v),
-        Value::Guid(guid) => json!(guid.to_string()),
+        Value::Null | Value::NoSid => sink.null(),
+        Value::Bool(v) => sink.bool(v != 0),
+        Value::I8(v) => integer(sink, i64::from(v), out),
+        Value::I16(v) => integer(sink, i64::from(v), out),
+        Value::I32(v) => integer(sink, i64::from(v), out),
+        Value::I64(v) => integer(sink, v, out),
+        Value::U8(v) if out == OutType::STRING => sink.display(&char::from(v)),
+        Value::U16(v) if out == OutType::STRING => sink.display(&utf16_char(v)),
+        Value::U16(v) if out == OutType::PORT => {
+            sink.u64(u16::from_be_bytes(v.to_le_bytes()).into())
+        }
+        Value::U32(v) if out == OutType::IPV4 => sink.display(&Ipv4Addr::from(v.to_le_bytes())),
+        Value::U8(v) => unsigned(sink, u64::from(v), out),
+        Value::U16(v) => unsigned(sink, u64::from(v), out),
+        Value::U32(v) => unsigned(sink, u64::from(v), out),
+        Value::U64(v) => unsigned(sink, v, out),
+        Value::HexInt32(v) => sink.hex_number(u64::from(v)),
+        Value::HexInt64(v) | Value::Pointer(v) => sink.hex_number(v),
+        Value::F32(v) => float(sink, f64::from(v)),
+        Value::F64(v) => float(sink, v),
+        Value::Guid(guid) => sink.guid(&guid),
         Value::FileTime(v) => match i64::try_from(v) {
-            Ok(filetime) => json!(UtcDateTime::from_filetime(filetime).to_string()),
-            Err(_) => json!(v),
+            Ok(filetime) => sink.utc(&UtcDateTime::from_filetime(filetime)),
+            Err(_) => sink.u64(v),
         },
-        Value::SystemTime(t) => json!(format!(
+        Value::SystemTime(t) => sink.display(&format_args!(
             "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}",
             t.year, t.month, t.day, t.hour, t.minute, t.second, t.milliseconds
         )),
-        Value::Sid(sid) => json!(sid.to_string()),
-        Value::Utf16(text) => json!(text.chars().collect::<String>()),
-        Value::Ansi(bytes) => json!(ansi(bytes)),
-        Value::Binary(bytes) => binary(bytes, out),
-        Value::Char16(v) => json!(utf16_char(v)),
-        Value::Char8(v) => json!(char::from(v).to_string()),
-        _ => Json::Null,
+        Value::Sid(sid) => sink.display(&sid),
+        Value::Utf16(text) => sink.utf16(&text),
+        Value::Ansi(bytes) => match std::str::from_utf8(bytes) {
+            Ok(text) => sink.str(text),
+            Err(_) => sink.str(&ansi(bytes)),
+        },
+        Value::Binary(bytes) => binary(sink, bytes, out),
+        Value::Char16(v) => sink.display(&utf16_char(v)),
+        Value::Char8(v) => sink.display(&char::from(v)),
+        _ => sink.null(),
     }
 }
 
@@ -88,48 +109,46 @@ pub fn value_text<N>(value: &Value<'_>, field: &FieldSchema<N>, map: Option<&Val
     }
 }
 
-fn integer(v: i64, out: OutType) -> Json {
+fn integer<S: Sink>(sink: &mut S, v: i64, out: OutType) {
     match out {
-        OutType::BOOLEAN => json!(v != 0),
+        OutType::BOOLEAN => sink.bool(v != 0),
         OutType::WIN32_ERROR | OutType::NTSTATUS | OutType::HRESULT | OutType::ERROR_CODE => {
-            json!(code(u64::from_ne_bytes(v.to_ne_bytes()) & 0xFFFF_FFFF))
+            code(sink, u64::from_ne_bytes(v.to_ne_bytes()) & 0xFFFF_FFFF);
         }
-        _ => json!(v),
+        _ => sink.i64(v),
     }
 }
 
-fn unsigned(v: u64, out: OutType) -> Json {
+fn unsigned<S: Sink>(sink: &mut S, v: u64, out: OutType) {
     match out {
-        OutType::BOOLEAN => json!(v != 0),
+        OutType::BOOLEAN => sink.bool(v != 0),
         OutType::WIN32_ERROR | OutType::NTSTATUS | OutType::HRESULT | OutType::ERROR_CODE => {
-            json!(code(v))
+            code(sink, v);
         }
-        _ => json!(v),
+        _ => sink.u64(v),
     }
-}
-
-/// `0x` and at least 8 lowercase hexadecimal digits, as TraceEvent prints pointers.
-fn hex(v: u64) -> String {
-    format!("{v:#010x}")
 }
 
 /// `0x` and 8 uppercase hexadecimal digits, as error codes are written.
-fn code(v: u64) -> String {
-    format!("0x{v:08X}")
+fn code<S: Sink>(sink: &mut S, v: u64) {
+    sink.display(&format_args!("0x{v:08X}"));
 }
 
-fn float(v: f64) -> Json {
+/// A finite float as a number, any other as its text (`NaN`, `inf`, `-inf`).
+fn float<S: Sink>(sink: &mut S, v: f64) {
     if v.is_finite() {
-        json!(v)
+        sink.f64(v);
     } else {
-        json!(v.to_string())
+        sink.display(&v);
     }
 }
 
-fn utf16_char(unit: u16) -> String {
+/// One UTF-16 code unit as a character, U+FFFD for a surrogate.
+fn utf16_char(unit: u16) -> char {
     char::decode_utf16([unit])
-        .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER))
-        .collect()
+        .next()
+        .and_then(Result::ok)
+        .unwrap_or(char::REPLACEMENT_CHARACTER)
 }
 
 /// 8-bit text: UTF-8 when it is, else Latin-1 (each byte the character of that code).
@@ -140,26 +159,37 @@ pub fn ansi(bytes: &[u8]) -> String {
     }
 }
 
-fn binary(bytes: &[u8], out: OutType) -> Json {
+fn binary<S: Sink>(sink: &mut S, bytes: &[u8], out: OutType) {
     match out {
         OutType::IPV6 => {
             if let Ok(octets) = <[u8; 16]>::try_from(bytes) {
-                return json!(Ipv6Addr::from(octets).to_string());
+                return sink.display(&Ipv6Addr::from(octets));
             }
         }
         OutType::IPV4 => {
             if let Ok(octets) = <[u8; 4]>::try_from(bytes) {
-                return json!(Ipv4Addr::from(octets).to_string());
+                return sink.display(&Ipv4Addr::from(octets));
             }
         }
         OutType::SOCKET_ADDRESS => {
             if let Some(text) = socket_address(bytes) {
-                return json!(text);
+                return sink.str(&text);
             }
         }
         _ => {}
     }
-    json!(hex_bytes(bytes))
+    sink.display(&HexText(bytes));
+}
+
+/// Bytes shown as lowercase hexadecimal, two digits a byte.
+struct HexText<'a>(&'a [u8]);
+
+impl std::fmt::Display for HexText<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut text = Vec::with_capacity(self.0.len() * 2);
+        crate::sink::write_hex(&mut text, self.0);
+        f.write_str(std::str::from_utf8(&text).unwrap_or_default())
+    }
 }
 
 /// A `SOCKADDR_IN` (family 2) or `SOCKADDR_IN6` (family 23) as `address:port`.
@@ -200,86 +230,106 @@ pub struct FieldsJson {
     pub rest: usize,
 }
 
-/// An array or structure being filled, and the key it goes under in its parent.
-enum Open {
-    Object(serde_json::Map<String, Json>, String),
-    Array(Vec<Json>, String),
+/// How walking an event's fields ended ([`describe_fields`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FieldsEnd {
+    /// Why decoding stopped before the last field (which field, where, what was expected),
+    /// when it did.
+    pub error: Option<String>,
+    /// Bytes of data left after the last field (0 when every byte is a field's, or decoding
+    /// stopped at an error).
+    pub rest: usize,
 }
 
-/// Puts `value` under `key` in the innermost open container, or in `top`.
-fn place(open: &mut [Open], top: &mut serde_json::Map<String, Json>, key: &str, value: Json) {
-    match open.last_mut() {
-        Some(Open::Array(list, _)) => list.push(value),
-        Some(Open::Object(object, _)) => {
-            object.insert(key.to_owned(), value);
-        }
-        None => {
-            top.insert(key.to_owned(), value);
-        }
-    }
-}
-
-/// Closes the innermost open container into its parent.
-fn close(open: &mut Vec<Open>, top: &mut serde_json::Map<String, Json>) {
-    let (value, key) = match open.pop() {
-        Some(Open::Object(object, key)) => (Json::Object(object), key),
-        Some(Open::Array(list, key)) => (Json::Array(list), key),
-        None => return,
-    };
-    place(open, top, &key, value);
-}
-
-/// Decodes `data` with `fields` (the core's walk, [`PayloadDecoder`]) into JSON, each value
-/// shown by [`value_json`] with the map `maps` finds for its field.
-///
-/// [`PayloadDecoder`]: etw_classic::payload::PayloadDecoder
+/// Decodes `data` with `fields` into JSON, each value shown by [`value_json`] with the map
+/// `maps` finds for its field ([`describe_fields`] into a map).
 pub fn fields_json<'m, N: AsRef<str> + std::fmt::Display>(
     fields: &[FieldSchema<N>],
     maps: impl Fn(&str) -> Option<&'m ValueMap>,
     data: &[u8],
     bitness: etw_classic::Bitness,
 ) -> FieldsJson {
+    let mut builder = crate::sink::ValueBuilder::new();
+    let end = describe_fields(&mut builder, fields, maps, data, bitness);
+    FieldsJson {
+        fields: builder.finish_object(),
+        error: end.error,
+        rest: end.rest,
+    }
+}
+
+/// Describes the fields of `data`, decoded with `fields` (the core's walk,
+/// [`PayloadDecoder`]), to `sink` as one object in schema order: a field under its name, an
+/// array as a list, a structure as an object, each value shown by [`describe_value`] with the
+/// map `maps` finds for its field. The containers still open when decoding stops are closed.
+///
+/// A schema may give two fields one name: the sink receives both (a map keeps the last value
+/// at the first key's place, as [`fields_json`] does).
+///
+/// [`PayloadDecoder`]: etw_classic::payload::PayloadDecoder
+pub fn describe_fields<'m, S: Sink, N: AsRef<str> + std::fmt::Display>(
+    sink: &mut S,
+    fields: &[FieldSchema<N>],
+    maps: impl Fn(&str) -> Option<&'m ValueMap>,
+    data: &[u8],
+    bitness: etw_classic::Bitness,
+) -> FieldsEnd {
     use etw_classic::payload::{ItemKind, PayloadDecoder};
-    let mut top = serde_json::Map::new();
-    let mut open: Vec<Open> = Vec::new();
+    // For each container open: whether it is an array (whose values have no key).
+    let mut open: Vec<bool> = Vec::new();
     let mut error = None;
+    sink.begin_object();
     let mut decoder = PayloadDecoder::new(fields, data, bitness);
     decoder.for_each_item(|item| match item {
         Ok(item) => {
-            let name = item.field.name.as_ref();
+            let in_array = open.last().copied().unwrap_or(false);
             match item.kind {
                 ItemKind::Value(value) => {
+                    if !in_array {
+                        sink.key(item.field.name.as_ref());
+                    }
                     let map = item.field.map.as_ref().and_then(|map| maps(map.as_ref()));
-                    place(
-                        &mut open,
-                        &mut top,
-                        name,
-                        value_json(&value, item.field, map),
-                    );
+                    describe_value(sink, &value, item.field, map);
                 }
-                ItemKind::ArrayStart { len } => open.push(Open::Array(
-                    Vec::with_capacity(usize::try_from(len).unwrap_or(0).min(1024)),
-                    name.to_owned(),
-                )),
+                ItemKind::ArrayStart { .. } => {
+                    if !in_array {
+                        sink.key(item.field.name.as_ref());
+                    }
+                    sink.begin_array();
+                    open.push(true);
+                }
                 ItemKind::StructStart => {
-                    open.push(Open::Object(serde_json::Map::new(), name.to_owned()));
+                    if !in_array {
+                        sink.key(item.field.name.as_ref());
+                    }
+                    sink.begin_object();
+                    open.push(false);
                 }
-                ItemKind::ArrayEnd | ItemKind::StructEnd => close(&mut open, &mut top),
+                ItemKind::ArrayEnd | ItemKind::StructEnd => close(sink, &mut open),
                 _ => {}
             }
         }
         Err(failure) => error = Some(failure.named(fields).to_string()),
     });
     while !open.is_empty() {
-        close(&mut open, &mut top);
+        close(sink, &mut open);
     }
-    FieldsJson {
-        fields: top,
-        error,
+    sink.end_object();
+    FieldsEnd {
         rest: if decoder.failed() {
             0
         } else {
             decoder.rest().len()
         },
+        error,
+    }
+}
+
+/// Closes the innermost container open.
+fn close<S: Sink>(sink: &mut S, open: &mut Vec<bool>) {
+    match open.pop() {
+        Some(true) => sink.end_array(),
+        Some(false) => sink.end_object(),
+        None => {}
     }
 }

@@ -1,14 +1,15 @@
 //! `etw_classic`: the streaming .etl reader of etw-classic as a Python module.
 //!
 //! `etw_classic.open(path)` reads the logfile header and hands back a [`Reader`]: an iterator
-//! of one dict per event, with the keys and values of the event's line of `etwc etl --json`
-//! (the mapping is the command-line tool's own, [`etl::dated_event_json`]), except that the hex
-//! strings of that line's headers (`data`, `bytes`, and the `data` and `padding` of extended
-//! items) are `bytes`; the decoded `fields` are as the JSON gives them. The file is read one
+//! of one dict per event, with the keys and values of the event's line of `etwc etl --json`:
+//! both are the description of the `decode` crate's event model ([`DecodedEvent::describe`]),
+//! given here to a sink that builds the dict ([`DictSink`]), there to one that writes JSON. The
+//! event's own bytes (`data`, `bytes`, and the `data` and `padding` of extended items), hex in
+//! the JSON, are `bytes`; the decoded `fields` are as the JSON gives them. The file is read one
 //! buffer at a time through [`EtlReader`], never whole.
 //!
 //! The events are named and their fields decoded with a [`Registry`] built as `etwc etl`
-//! builds it ([`meaning::registry`]): the manifests and MOF files given with `manifest=` and
+//! builds it ([`Registry::for_trace`]): the manifests and MOF files given with `manifest=` and
 //! `mof=` (as `--manifest` and `--mof`), then what a first pass over the file learns (process
 //! names, and the descriptions the trace carries).
 //!
@@ -33,14 +34,16 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use etw::read::{StoredBuffer, TraceClock};
+use etw::wire::UtcDateTime;
 use etw::{EtlReader, EtlReaderError, Event};
-use etw_classic_cli::formats::{self, EventContext, FileInfo, Problems};
-use etw_classic_cli::{etl, meaning};
-use etw_classic_decode::Registry;
+use etw_classic_decode::event::filetime_of;
+use etw_classic_decode::headers::file_members;
+use etw_classic_decode::report::{describe, Problems};
+use etw_classic_decode::sink::Sink;
+use etw_classic_decode::{DecodedEvent, Registry};
 use pyo3::exceptions::{PyOSError, PyTypeError, PyUserWarning, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyList, PyString};
-use serde_json::{Map, Value};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyList, PyString};
 
 pyo3::create_exception!(
     etw_classic,
@@ -59,73 +62,50 @@ pyo3::create_exception!(
      message names the file and the reason, as the line `etwc` prints on stderr."
 );
 
-/// The keys whose string values are bytes as hex in `etwc etl --json`, in an event's headers
-/// (not in its decoded `fields`, whose values stay as the JSON gives them).
-const HEX_KEYS: [&str; 3] = ["data", "bytes", "padding"];
-
-/// The key of an event's decoded fields: a field there named like one of [`HEX_KEYS`] is not
-/// the event's bytes, and stays as the JSON gives it.
-const FIELDS_KEY: &str = "fields";
-
 /// Events handed from the time-ordered merge's thread ahead of the Python side, at most.
 const TIME_ORDER_QUEUE: usize = 1024;
 
-/// One item of the events: an event's line, or a problem the reading met (which `etwc` reports
-/// at the end, after every event it could read).
-type Item = Result<Map<String, Value>, String>;
+/// One item of the events: an event's dict, or a problem the reading met (which `etwc`
+/// reports at the end, after every event it could read).
+type Item = Result<Py<PyDict>, String>;
 
-/// The JSON line of `etwc etl --json` for `event` of buffer `buffer` on `processor`, dated
-/// through the file's clock and given its meaning by `registry`: the command-line tool's own
-/// [`etl::dated_event_json`].
-fn event_line(
+/// The dict of `event` of buffer `buffer` on `processor`, dated through the file's clock and
+/// given its meaning by `registry`: the keys and values of its line of `etwc etl --json`
+/// ([`DecodedEvent::describe`]).
+fn event_dict(
+    py: Python<'_>,
+    keys: &mut Keys,
     registry: &Registry,
     buffer: usize,
     processor: u16,
     clock: Option<TraceClock>,
-    event: &Event<'_>,
-) -> Map<String, Value> {
-    let context = EventContext {
-        buffer,
-        processor,
-        filetime: etl::filetime_of(event, clock),
-        registry,
-    };
-    etl::dated_event_json(&context, event)
+    event: Event<'_>,
+) -> PyResult<Py<PyDict>> {
+    let filetime = filetime_of(&event, clock);
+    let decoded = DecodedEvent::new(buffer, processor, event, filetime, registry);
+    let mut sink = DictSink::new(py, keys);
+    decoded.describe(&mut sink);
+    sink.finish()
 }
 
-/// The first line of `etwc etl --json`: the logfile header.
-fn header_line<R: std::io::Read>(path: &str, reader: &EtlReader<R>) -> Map<String, Value> {
-    formats::file_json(&FileInfo::from_reader(path, reader))
-}
-
-/// Lowercase or uppercase hex as bytes.
-fn hex_bytes<'py>(py: Python<'py>, hex: &str) -> PyResult<Bound<'py, PyBytes>> {
-    fn digit(byte: u8) -> Option<u8> {
-        char::from(byte)
-            .to_digit(16)
-            .and_then(|digit| u8::try_from(digit).ok())
-    }
-    let digits = hex.as_bytes();
-    if !digits.len().is_multiple_of(2) {
-        return Err(PyValueError::new_err(format!(
-            "expected an even number of hex digits, found {}",
-            digits.len()
-        )));
-    }
-    PyBytes::new_with(py, digits.len() / 2, |out| {
-        for (byte, pair) in out.iter_mut().zip(digits.chunks_exact(2)) {
-            match (digit(pair[0]), digit(pair[1])) {
-                (Some(high), Some(low)) => *byte = high << 4 | low,
-                _ => {
-                    return Err(PyValueError::new_err(format!(
-                        "expected hex digits, found {:?}",
-                        String::from_utf8_lossy(pair)
-                    )))
-                }
-            }
-        }
-        Ok(())
-    })
+/// The logfile header's dict: the keys of the first line of `etwc etl --json`.
+fn header_dict<R: std::io::Read>(
+    py: Python<'_>,
+    keys: &mut Keys,
+    reader: &EtlReader<R>,
+) -> PyResult<Py<PyDict>> {
+    let names = reader.names();
+    let mut sink = DictSink::new(py, keys);
+    sink.begin_object();
+    file_members(
+        &mut sink,
+        &reader.system_header(),
+        &reader.logfile_header(),
+        &names.logger_name.to_string(),
+        &names.log_file_name.to_string(),
+    );
+    sink.end_object();
+    sink.finish()
 }
 
 /// The keys of the dicts as Python strings, each made once and shared by every dict: a list of
@@ -144,85 +124,130 @@ impl Keys {
     }
 }
 
-/// How the strings of a JSON value become Python values.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Strings {
-    /// A string under one of [`HEX_KEYS`] is `bytes`; under [`FIELDS_KEY`] of an event (the
-    /// top level), everything is [`Strings::Plain`].
-    Event,
-    /// Below the top level of an event: a string under one of [`HEX_KEYS`] is `bytes`.
-    Hex,
-    /// Every string is a `str`, as `json.loads` gives it.
-    Plain,
+/// A container being filled.
+enum Open<'py> {
+    Dict(Bound<'py, PyDict>),
+    List(Bound<'py, PyList>),
 }
 
-impl Strings {
-    /// How the value under `key` of an object read this way is read.
-    fn under(self, key: &str) -> Self {
-        match self {
-            Self::Event if key == FIELDS_KEY => Self::Plain,
-            Self::Event => Self::Hex,
-            other => other,
+/// A [`Sink`] that builds the Python value of what it is given: objects as dicts (a key given
+/// twice keeps its first place and its last value, as in `serde_json`'s maps), arrays as
+/// lists, integers as ints, floats as floats (`None` when not finite, as the JSON's `null`),
+/// strings as strs, the event's bytes as `bytes`.
+struct DictSink<'py, 'k> {
+    py: Python<'py>,
+    keys: &'k mut Keys,
+    /// The containers open, each with the key it goes under in its parent.
+    open: Vec<(Open<'py>, Option<Bound<'py, PyString>>)>,
+    /// The key of the next member of the dict open.
+    key: Option<Bound<'py, PyString>>,
+    done: Option<Bound<'py, PyAny>>,
+    /// The first error Python gave, reported by [`finish`](Self::finish).
+    error: Option<PyErr>,
+}
+
+impl<'py, 'k> DictSink<'py, 'k> {
+    fn new(py: Python<'py>, keys: &'k mut Keys) -> Self {
+        Self {
+            py,
+            keys,
+            open: Vec::new(),
+            key: None,
+            done: None,
+            error: None,
         }
     }
-}
 
-/// A JSON value as the Python value `json.loads` gives, except a hex string under one of
-/// [`HEX_KEYS`] (`key` is the key the value is under) when `strings` is [`Strings::Hex`],
-/// which is `bytes`.
-fn to_python<'py>(
-    py: Python<'py>,
-    keys: &mut Keys,
-    strings: Strings,
-    key: Option<&str>,
-    value: Value,
-) -> PyResult<Bound<'py, PyAny>> {
-    Ok(match value {
-        Value::Null => py.None().into_bound(py),
-        Value::Bool(value) => PyBool::new(py, value).to_owned().into_any(),
-        Value::Number(number) => {
-            if let Some(value) = number.as_u64() {
-                value.into_pyobject(py)?.into_any()
-            } else if let Some(value) = number.as_i64() {
-                value.into_pyobject(py)?.into_any()
-            } else {
-                number
-                    .as_f64()
-                    .unwrap_or(f64::NAN)
-                    .into_pyobject(py)?
-                    .into_any()
+    /// The dict built.
+    fn finish(self) -> PyResult<Py<PyDict>> {
+        if let Some(error) = self.error {
+            return Err(error);
+        }
+        match self.done {
+            Some(value) => Ok(value.cast_into::<PyDict>()?.unbind()),
+            None => Ok(PyDict::new(self.py).unbind()),
+        }
+    }
+
+    /// Puts a finished value into the container open, or makes it the result.
+    fn place(&mut self, value: PyResult<Bound<'py, PyAny>>) {
+        let key = self.key.take();
+        let placed = value.and_then(|value| match self.open.last() {
+            Some((Open::Dict(dict), _)) => match key {
+                Some(key) => dict.set_item(key, value),
+                None => Ok(()),
+            },
+            Some((Open::List(list), _)) => list.append(value),
+            None => {
+                self.done = Some(value);
+                Ok(())
             }
+        });
+        if let Err(error) = placed {
+            self.error.get_or_insert(error);
         }
-        Value::String(text)
-            if strings == Strings::Hex && key.is_some_and(|key| HEX_KEYS.contains(&key)) =>
-        {
-            hex_bytes(py, &text)?.into_any()
+    }
+
+    fn close(&mut self) {
+        if let Some((open, key)) = self.open.pop() {
+            self.key = key;
+            let value = match open {
+                Open::Dict(dict) => dict.into_any(),
+                Open::List(list) => list.into_any(),
+            };
+            self.place(Ok(value));
         }
-        Value::String(text) => PyString::new(py, &text).into_any(),
-        Value::Array(items) => {
-            let items = items
-                .into_iter()
-                .map(|item| to_python(py, keys, strings, None, item))
-                .collect::<PyResult<Vec<_>>>()?;
-            PyList::new(py, items)?.into_any()
-        }
-        Value::Object(map) => to_dict(py, keys, strings, map)?.into_any(),
-    })
+    }
 }
 
-/// A JSON object as a dict, its keys in the same order, its values read as `strings` says.
-fn to_dict<'py>(
-    py: Python<'py>,
-    keys: &mut Keys,
-    strings: Strings,
-    map: Map<String, Value>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let dict = PyDict::new(py);
-    for (key, value) in map {
-        let value = to_python(py, keys, strings.under(&key), Some(&key), value)?;
-        dict.set_item(keys.get(py, &key), value)?;
+impl Sink for DictSink<'_, '_> {
+    fn begin_object(&mut self) {
+        let key = self.key.take();
+        self.open.push((Open::Dict(PyDict::new(self.py)), key));
     }
-    Ok(dict)
+    fn end_object(&mut self) {
+        self.close();
+    }
+    fn begin_array(&mut self) {
+        let key = self.key.take();
+        self.open.push((Open::List(PyList::empty(self.py)), key));
+    }
+    fn end_array(&mut self) {
+        self.close();
+    }
+    fn key(&mut self, key: &str) {
+        self.key = Some(self.keys.get(self.py, key));
+    }
+    fn null(&mut self) {
+        self.place(Ok(self.py.None().into_bound(self.py)));
+    }
+    fn bool(&mut self, value: bool) {
+        self.place(Ok(PyBool::new(self.py, value).to_owned().into_any()));
+    }
+    fn u64(&mut self, value: u64) {
+        let Ok(value) = value.into_pyobject(self.py);
+        self.place(Ok(value.into_any()));
+    }
+    fn i64(&mut self, value: i64) {
+        let Ok(value) = value.into_pyobject(self.py);
+        self.place(Ok(value.into_any()));
+    }
+    fn f64(&mut self, value: f64) {
+        if value.is_finite() {
+            self.place(Ok(PyFloat::new(self.py, value).into_any()));
+        } else {
+            self.null();
+        }
+    }
+    fn str(&mut self, value: &str) {
+        self.place(Ok(PyString::new(self.py, value).into_any()));
+    }
+    fn bytes(&mut self, value: &[u8]) {
+        self.place(Ok(PyBytes::new(self.py, value).into_any()));
+    }
+    fn utc(&mut self, value: &UtcDateTime) {
+        self.display(value);
+    }
 }
 
 /// The events in file order: one buffer read, decoded and turned into lines at a time.
@@ -238,7 +263,7 @@ struct FileOrder {
 }
 
 impl FileOrder {
-    fn next_item(&mut self) -> Option<Item> {
+    fn next_item(&mut self, py: Python<'_>, keys: &mut Keys) -> Option<Item> {
         loop {
             if let Some(item) = self.pending.pop_front() {
                 return Some(item);
@@ -254,13 +279,18 @@ impl FileOrder {
             let index = buffer.position.index;
             for event in buffer.events() {
                 match event {
-                    Ok(event) => self.pending.push_back(Ok(event_line(
-                        &self.registry,
-                        index,
-                        buffer.processor,
-                        self.clock,
-                        &event,
-                    ))),
+                    Ok(event) => self.pending.push_back(
+                        event_dict(
+                            py,
+                            keys,
+                            &self.registry,
+                            index,
+                            buffer.processor,
+                            self.clock,
+                            event,
+                        )
+                        .map_err(|error| error.to_string()),
+                    ),
                     Err(error) => {
                         self.pending.push_back(Err(error.to_string()));
                         break;
@@ -272,7 +302,8 @@ impl FileOrder {
 }
 
 /// The events in time order: [`EtlReader::for_each_event_in_time_order`] on a thread of its
-/// own, handing the lines over a bounded channel.
+/// own, which takes the GIL to build each event's dict and hands the dicts over a bounded
+/// channel.
 struct TimeOrder {
     /// `None` once dropped, which stops the thread at its next event.
     events: Option<Mutex<Receiver<Item>>>,
@@ -287,14 +318,17 @@ impl TimeOrder {
     ) -> Self {
         let (sender, receiver) = sync_channel::<Item>(TIME_ORDER_QUEUE);
         let worker = std::thread::spawn(move || {
+            let mut keys = Keys::default();
             // The walk ends early, with the error of `send`, when the receiver has gone.
             let _ = reader.for_each_event_in_time_order(|item| {
-                let item = item
-                    .map(|item| {
+                let item = match item {
+                    Ok(item) => Python::attach(|py| {
                         let (buffer, processor) = (item.position.index, item.processor);
-                        event_line(&registry, buffer, processor, clock, &item.event)
-                    })
-                    .map_err(|error| error.to_string());
+                        event_dict(py, &mut keys, &registry, buffer, processor, clock, item.event)
+                            .map_err(|error| error.to_string())
+                    }),
+                    Err(error) => Err(error.to_string()),
+                };
                 sender.send(item)
             });
         });
@@ -314,7 +348,9 @@ impl Drop for TimeOrder {
     fn drop(&mut self) {
         drop(self.events.take());
         if let Some(worker) = self.worker.take() {
-            let _ = worker.join();
+            // The worker takes the GIL to build each event's dict: wait for it without the
+            // GIL, or it would wait for us.
+            let _ = Python::attach(|py| py.detach(|| worker.join()));
         }
     }
 }
@@ -409,13 +445,11 @@ impl Reader {
         loop {
             let item = match &mut self.source {
                 None => None,
-                Some(Source::File(source)) => source.next_item(),
+                Some(Source::File(source)) => source.next_item(py, &mut self.keys),
                 Some(Source::Time(source)) => source.next_item(py),
             };
             match item {
-                Some(Ok(line)) => {
-                    return to_dict(py, &mut self.keys, Strings::Event, line).map(Some)
-                }
+                Some(Ok(dict)) => return Ok(Some(dict.into_bound(py))),
                 Some(Err(problem)) => self.problems.push(problem),
                 None => {
                     self.source = None;
@@ -463,7 +497,7 @@ fn open_error(
             return PyOSError::new_err((code, strerror, path.clone().unbind()));
         }
     }
-    EtlError::new_err(etl::describe(shown, error))
+    EtlError::new_err(describe(shown, error))
 }
 
 /// The paths of `value`, the argument `name` of [`open`]: `None`, one path (a str or
@@ -555,11 +589,11 @@ fn open(
     // UTF-8 text, which `etwc` does not take either, gets no first pass).
     let first_pass = file_path.to_str();
     let registry = py
-        .detach(|| meaning::registry(&manifests, &mofs, first_pass))
+        .detach(|| Registry::for_trace(&manifests, &mofs, first_pass))
         .map_err(EtlError::new_err)?;
     let registry = Arc::new(registry);
     let mut keys = Keys::default();
-    let header = to_dict(py, &mut keys, Strings::Hex, header_line(&shown, &reader))?.unbind();
+    let header = header_dict(py, &mut keys, &reader)?;
     let (clock, clock_error) = match reader.clock() {
         Ok(clock) => (Some(clock), None),
         Err(error) if require_time => {

@@ -873,10 +873,12 @@ mod tests {
     /// the second one's items reports the fault.
     #[test]
     fn event_header_events_keep_their_items_for_later() {
+        use crate::wire::codes::EventHeaderFlags;
         use crate::wire::codes::Level;
         use crate::wire::error::CodecError;
-        use crate::wire::headers::event_header::{EventDescriptor, EventHeaderFlags};
-        use crate::wire::headers::event_header_extended::{ExtendedItemFault, ExtendedPayload};
+        use crate::wire::error::ExtendedItemFault;
+        use crate::wire::headers::event_header::EventDescriptor;
+        use crate::wire::headers::event_header_extended::ExtendedPayload;
 
         let header = EventHeader {
             size: 0x50 + 0x10 + 3,

@@ -482,3 +482,86 @@ open_code! {
 
 /// `MAX_MOF_FIELDS` (evntrace.h): the most `MOF_FIELD`s one `WNODE_FLAG_USE_MOF_PTR` event may carry.
 pub const MAX_MOF_FIELDS: usize = 16;
+
+open_flags! {
+    /// `EVENT_HEADER.Flags`: the `EVENT_HEADER_FLAG_*` bits (evntcons.h; `DECODE_GUID` and
+    /// `RESERVED1` from the Windows SDK metadata of windows-rs).
+    ///
+    /// In the events of real trace buffers only [`EXTENDED_INFO`](Self::EXTENDED_INFO) has been
+    /// seen (Flags 0 or 1 in all 108,716 `EVENT_HEADER` events of the PerfView sample traces);
+    /// the consumer's `EVENT_RECORD` gets the others from `ProcessTrace` (the 32/64-bit bits from
+    /// the header type, `CLASSIC_HEADER` for classic events). Every bit read is kept.
+    pub struct EventHeaderFlags(u16) {
+        /// `EVENT_HEADER_FLAG_EXTENDED_INFO`: extended data items follow the header.
+        EXTENDED_INFO = 0x0001,
+        /// `EVENT_HEADER_FLAG_PRIVATE_SESSION`: "The event was logged to a private session";
+        /// the CPU time is in `ProcessorTime`.
+        PRIVATE_SESSION = 0x0002,
+        /// `EVENT_HEADER_FLAG_STRING_ONLY`: the user data is a NUL-terminated UTF-16 string.
+        STRING_ONLY = 0x0004,
+        /// `EVENT_HEADER_FLAG_TRACE_MESSAGE`: the provider called `TraceMessage`.
+        TRACE_MESSAGE = 0x0008,
+        /// `EVENT_HEADER_FLAG_NO_CPUTIME`: "elapsed execution time was not recorded"; the
+        /// `ProcessorTime` member "can be used to store other information".
+        NO_CPUTIME = 0x0010,
+        /// `EVENT_HEADER_FLAG_32_BIT_HEADER`: the provider ran on a 32-bit computer or in a
+        /// WOW64 process.
+        HEADER_32_BIT = 0x0020,
+        /// `EVENT_HEADER_FLAG_64_BIT_HEADER`: the provider ran on a 64-bit computer.
+        HEADER_64_BIT = 0x0040,
+        /// `EVENT_HEADER_FLAG_DECODE_GUID`: `ProviderId` holds the decode GUID, not the
+        /// control GUID ([MS-DTYP] 2.3.2).
+        DECODE_GUID = 0x0080,
+        /// `EVENT_HEADER_FLAG_CLASSIC_HEADER`: the provider used `TraceEvent` (a classic event).
+        CLASSIC_HEADER = 0x0100,
+        /// `EVENT_HEADER_FLAG_PROCESSOR_INDEX`: the buffer context holds a processor index.
+        PROCESSOR_INDEX = 0x0200,
+        /// `EVENT_HEADER_FLAG_RESERVED1`.
+        RESERVED1 = 0x0400,
+    }
+}
+
+open_code! {
+    /// `EVENT_HEADER_EXTENDED_DATA_ITEM.ExtType`: the `EVENT_HEADER_EXT_TYPE_*` values
+    /// (evntcons.h; 0x0E and up from the Windows SDK metadata of windows-rs and TraceEvent).
+    /// `EVENT_HEADER_EXT_TYPE_MAX` (0x13 today, 9 in older headers) is a sentinel, not a type,
+    /// and is not named here. Any other value is kept.
+    pub struct EventHeaderExtType(u16) {
+        /// `EVENT_HEADER_EXT_TYPE_RELATED_ACTIVITYID`: a GUID, the activity this one relates to.
+        RELATED_ACTIVITYID = 0x0001,
+        /// `EVENT_HEADER_EXT_TYPE_SID`: the security identifier of the user that logged it.
+        SID = 0x0002,
+        /// `EVENT_HEADER_EXT_TYPE_TS_ID`: the terminal session id, a `u32`.
+        TS_ID = 0x0003,
+        /// `EVENT_HEADER_EXT_TYPE_INSTANCE_INFO`: `EVENT_EXTENDED_ITEM_INSTANCE`.
+        INSTANCE_INFO = 0x0004,
+        /// `EVENT_HEADER_EXT_TYPE_STACK_TRACE32`: `EVENT_EXTENDED_ITEM_STACK_TRACE32`.
+        STACK_TRACE32 = 0x0005,
+        /// `EVENT_HEADER_EXT_TYPE_STACK_TRACE64`: `EVENT_EXTENDED_ITEM_STACK_TRACE64`.
+        STACK_TRACE64 = 0x0006,
+        /// `EVENT_HEADER_EXT_TYPE_PEBS_INDEX`: `EVENT_EXTENDED_ITEM_PEBS_INDEX`, a `u64`.
+        PEBS_INDEX = 0x0007,
+        /// `EVENT_HEADER_EXT_TYPE_PMC_COUNTERS`: `EVENT_EXTENDED_ITEM_PMC_COUNTERS`, `u64`s.
+        PMC_COUNTERS = 0x0008,
+        /// `EVENT_HEADER_EXT_TYPE_PSM_KEY`: no public struct.
+        PSM_KEY = 0x0009,
+        /// `EVENT_HEADER_EXT_TYPE_EVENT_KEY`: `EVENT_EXTENDED_ITEM_EVENT_KEY`, a `u64`.
+        EVENT_KEY = 0x000A,
+        /// `EVENT_HEADER_EXT_TYPE_EVENT_SCHEMA_TL`: the TraceLogging event metadata.
+        EVENT_SCHEMA_TL = 0x000B,
+        /// `EVENT_HEADER_EXT_TYPE_PROV_TRAITS`: the provider traits (name and traits).
+        PROV_TRAITS = 0x000C,
+        /// `EVENT_HEADER_EXT_TYPE_PROCESS_START_KEY`: `EVENT_EXTENDED_ITEM_PROCESS_START_KEY`, a `u64`.
+        PROCESS_START_KEY = 0x000D,
+        /// `EVENT_HEADER_EXT_TYPE_CONTROL_GUID`: no public struct.
+        CONTROL_GUID = 0x000E,
+        /// `EVENT_HEADER_EXT_TYPE_QPC_DELTA`: no public struct.
+        QPC_DELTA = 0x000F,
+        /// `EVENT_HEADER_EXT_TYPE_CONTAINER_ID`: no public struct.
+        CONTAINER_ID = 0x0010,
+        /// `EVENT_HEADER_EXT_TYPE_STACK_KEY32`: `EVENT_EXTENDED_ITEM_STACK_KEY32`.
+        STACK_KEY32 = 0x0011,
+        /// `EVENT_HEADER_EXT_TYPE_STACK_KEY64`: `EVENT_EXTENDED_ITEM_STACK_KEY64`.
+        STACK_KEY64 = 0x0012,
+    }
+}

@@ -2,8 +2,7 @@
 //! member at fault and the lengths involved. The reader's errors carry these under the buffer
 //! and file offset where they happened.
 
-use crate::wire::codes::{HeaderType, MarkerFlags};
-use crate::wire::headers::event_header_extended::ExtendedItemFault;
+use crate::wire::codes::{EventHeaderExtType, HeaderType, MarkerFlags};
 use crate::wire::layout::{Bitness, Layout};
 
 /// Everything that can go wrong when decoding or encoding one struct; each variant says which
@@ -323,5 +322,190 @@ impl core::fmt::Display for GuidTextExpectation {
             Self::ClosingBrace => "'}'",
             Self::End => "the end of the text",
         })
+    }
+}
+
+/// What is wrong with an extended data item: the fault in a
+/// [`CodecError::ExtendedItem`], which also says which item and where it starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum ExtendedItemFault {
+    /// `EXTENDED_INFO` (for the first item) or the previous item's `Linkage` bit announce an
+    /// item, but fewer than 8 bytes are left before the event's `Size`: the list is not
+    /// terminated inside the event.
+    HeaderBeyondEvent {
+        /// Bytes left before the event's `Size`.
+        available: usize,
+    },
+    /// The item's size (`Reserved1`) is below its own 8-byte header.
+    ItemSizeBelowHeader {
+        /// The item size found.
+        item_size: u16,
+    },
+    /// `DataSize` is more than the item's size leaves after its header.
+    DataSizeBeyondItem {
+        /// The `DataSize` found.
+        data_size: u16,
+        /// The item's size.
+        item_size: u16,
+    },
+    /// The item's size runs past the event's `Size`.
+    ItemBeyondEvent {
+        /// The item size found.
+        item_size: u16,
+        /// Bytes left before the event's `Size`, from the start of the item.
+        available: usize,
+    },
+    /// The data does not have the length the item's type needs ([`ExtendedItem::payload`](crate::wire::headers::event_header_extended::ExtendedItem::payload)).
+    PayloadSize {
+        /// The item's type.
+        ext_type: EventHeaderExtType,
+        /// The length the type needs.
+        expected: PayloadLength,
+        /// The item's `DataSize`.
+        data_size: u16,
+    },
+    /// A SID whose `SubAuthorityCount` needs more bytes than `DataSize`.
+    SidSubAuthorities {
+        /// The `SubAuthorityCount` found.
+        sub_authority_count: u8,
+        /// The item's `DataSize`.
+        data_size: u16,
+    },
+    /// The provider traits' size (their first `u16`) is below 3 (the size and a NUL) or above
+    /// `DataSize`.
+    ProviderTraitsSize {
+        /// The traits' size found.
+        traits_size: u16,
+        /// The item's `DataSize`.
+        data_size: u16,
+    },
+    /// The provider name has no terminating NUL inside the provider traits.
+    ProviderNameUnterminated {
+        /// The traits' size.
+        traits_size: u16,
+    },
+    /// A trait after the provider name does not fit the provider traits.
+    ProviderTrait {
+        /// Where the trait starts, from the start of the item's data.
+        at: usize,
+        /// The trait's size (its first `u16`); `None` when fewer than 3 bytes are left for its
+        /// header.
+        trait_size: Option<u16>,
+        /// Bytes left in the provider traits from the start of the trait.
+        available: usize,
+    },
+}
+
+/// The data length an item's type needs, in a [`ExtendedItemFault::PayloadSize`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum PayloadLength {
+    /// Exactly this many bytes.
+    Exactly(u16),
+    /// At least this many bytes.
+    AtLeast(u16),
+    /// A fixed part of `fixed` bytes, then a whole number of `unit`-byte values.
+    FixedAndMultipleOf {
+        /// Bytes of the fixed part.
+        fixed: u16,
+        /// Bytes per value after it.
+        unit: u16,
+    },
+}
+
+impl core::fmt::Display for PayloadLength {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match *self {
+            Self::Exactly(len) => write!(f, "{len} bytes"),
+            Self::AtLeast(len) => write!(f, "at least {len} bytes"),
+            Self::FixedAndMultipleOf { fixed: 0, unit } => write!(f, "a multiple of {unit} bytes"),
+            Self::FixedAndMultipleOf { fixed, unit } => {
+                write!(f, "{fixed} bytes and a multiple of {unit}")
+            }
+        }
+    }
+}
+
+impl core::fmt::Display for ExtendedItemFault {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match *self {
+            Self::HeaderBeyondEvent { available } => write!(
+                f,
+                "expected an 8-byte item header (announced by EVENT_HEADER_FLAG_EXTENDED_INFO or \
+                 the previous item's Linkage) before the event's Size, found {available} bytes"
+            ),
+            Self::ItemSizeBelowHeader { item_size } => write!(
+                f,
+                "item size (Reserved1, offset 0): expected at least the 8-byte item header, \
+                 found {item_size}"
+            ),
+            Self::DataSizeBeyondItem {
+                data_size,
+                item_size,
+            } => write!(
+                f,
+                "DataSize (offset 6): expected at most {} (the item size {item_size} less its \
+                 8-byte header), found {data_size}",
+                item_size.saturating_sub(8)
+            ),
+            Self::ItemBeyondEvent {
+                item_size,
+                available,
+            } => write!(
+                f,
+                "item size (Reserved1, offset 0): expected at most the {available} bytes left \
+                 before the event's Size, found {item_size}"
+            ),
+            Self::PayloadSize {
+                ext_type,
+                expected,
+                data_size,
+            } => write!(
+                f,
+                "{ext_type:?} data: expected {expected}, found a DataSize of {data_size}"
+            ),
+            Self::SidSubAuthorities {
+                sub_authority_count,
+                data_size,
+            } => write!(
+                f,
+                "SID data: expected the 8 + 4 x {sub_authority_count} bytes its \
+                 SubAuthorityCount needs, found a DataSize of {data_size}"
+            ),
+            Self::ProviderTraitsSize {
+                traits_size,
+                data_size,
+            } => write!(
+                f,
+                "PROV_TRAITS data: expected a traits size (u16 at 0) between 3 and the DataSize \
+                 {data_size}, found {traits_size}"
+            ),
+            Self::ProviderNameUnterminated { traits_size } => write!(
+                f,
+                "PROV_TRAITS data: expected a NUL after the provider name within the traits' \
+                 {traits_size} bytes, found none"
+            ),
+            Self::ProviderTrait {
+                at,
+                trait_size: Some(trait_size),
+                available,
+            } => write!(
+                f,
+                "PROV_TRAITS data: trait at data offset {at:#x}: expected a size between 3 and \
+                 the {available} bytes left, found {trait_size}"
+            ),
+            Self::ProviderTrait {
+                at,
+                trait_size: None,
+                available,
+            } => write!(
+                f,
+                "PROV_TRAITS data: trait at data offset {at:#x}: expected a 3-byte trait header, \
+                 found {available} bytes"
+            ),
+        }
     }
 }

@@ -27,10 +27,12 @@ pub(crate) mod utf16;
 
 pub use class::Class;
 pub use codes::{
-    CompressionFormat, EventType, HeaderFamily, HeaderType, Level, MarkerFlags, WnodeFlags,
-    MAX_MOF_FIELDS,
+    CompressionFormat, EventHeaderExtType, EventHeaderFlags, EventType, HeaderFamily, HeaderType,
+    Level, MarkerFlags, WnodeFlags, MAX_MOF_FIELDS,
 };
-pub use error::{CodecError, GuidParseError, GuidTextExpectation};
+pub use error::{
+    CodecError, ExtendedItemFault, GuidParseError, GuidTextExpectation, PayloadLength,
+};
 pub use file::time_zone_information::{SystemTime, TimeZoneInformation};
 pub use file::trace_logfile_header::{
     ClockType, LogInstance, LogfileNames, TraceLogfileHeader, TraceLogfileHeader32,
@@ -42,14 +44,13 @@ pub use file::wmi_buffer_header::{
 pub use guid::Guid;
 pub use headers::compact_trace_header::CompactTraceHeader;
 pub use headers::event_header::{
-    EventCpuTime, EventDescriptor, EventHeader, EventHeaderFlags, EventHeaderProperty,
-    EventHeaderTimes,
+    EventCpuTime, EventDescriptor, EventHeader, EventHeaderProperty, EventHeaderTimes,
 };
 pub use headers::event_header_extended::{
-    EventHeaderExtType, ExtendedAndUserData, ExtendedInstance, ExtendedItem, ExtendedItemFault,
-    ExtendedItemHeader, ExtendedItemIter, ExtendedItemList, ExtendedItems, ExtendedPayload,
-    PayloadLength, ProviderTrait, ProviderTraitIter, ProviderTraitType, ProviderTraits, Sid,
-    StackKey32, StackKey64, StackTrace32, StackTrace64, U32Values, U64Values,
+    ExtendedAndUserData, ExtendedInstance, ExtendedItem, ExtendedItemHeader, ExtendedItemIter,
+    ExtendedItemList, ExtendedItems, ExtendedPayload, ProviderTrait, ProviderTraitIter,
+    ProviderTraitType, ProviderTraits, Sid, StackKey32, StackKey64, StackTrace32, StackTrace64,
+    U32Values, U64Values,
 };
 pub use headers::event_instance_guid_header::EventInstanceGuidHeader;
 pub use headers::event_instance_header::EventInstanceHeader;

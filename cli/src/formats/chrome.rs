@@ -41,13 +41,12 @@
 use std::collections::{BTreeMap, HashSet};
 use std::io::{self, Write};
 
-use etw_classic::{wire::UtcDateTime, Event, EventType};
+use etw_classic::{wire::UtcDateTime, EventType};
 use serde_json::{json, Value};
 
-use super::{EventContext, FileInfo, Format, Tally};
-use crate::etl::{dated_event_json, kind_name};
-use etw_classic_decode::facts::{Facts, Source};
-use etw_classic_decode::{Identified, Name};
+use super::{FileInfo, Format, Tally};
+use etw_classic_decode::facts::Source;
+use etw_classic_decode::{DecodedEvent, Identified, Name};
 
 /// The `pid` of the events whose header names no process.
 pub const NO_PROCESS: u32 = u32::MAX;
@@ -100,11 +99,11 @@ pub struct Chrome {
     last: Option<i64>,
 }
 
-/// The task of the event's schema: the name of the span a start event opens.
+/// The task of the event's schema: the name of the span a start event opens (not a
+/// description's, which names no span).
 fn task_name<'a>(identified: &'a Identified<'_, '_>) -> Option<&'a str> {
     match identified {
-        Identified::Schema(schema) => schema.task_name.as_deref(),
-        Identified::Kernel(event) => Some(event.task_name),
+        Identified::Schema(_) | Identified::Kernel(_) => identified.task_name(),
         _ => None,
     }
 }
@@ -204,20 +203,18 @@ impl Format for Chrome {
         out.write_all(b"{\"traceEvents\":[\n")
     }
 
-    fn prepare(&self, context: &EventContext<'_>, event: &Event<'_>, bytes: &mut Vec<u8>) -> Item {
-        let facts = Facts::of(event);
-        let kind = kind_name(event.header_type);
+    fn prepare(&self, event: &DecodedEvent<'_, '_>, bytes: &mut Vec<u8>) -> Item {
+        let facts = event.facts();
+        let kind = event.kind_name();
         let (pid, tid) = match facts.process_id {
-            Some(pid) => (pid, facts.thread_id.unwrap_or(u32::from(context.processor))),
-            None => (NO_PROCESS, u32::from(context.processor)),
+            Some(pid) => (pid, facts.thread_id.unwrap_or(u32::from(event.processor))),
+            None => (NO_PROCESS, u32::from(event.processor)),
         };
         let source = facts
             .source
             .map_or_else(|| kind.clone(), |source| source.to_string());
-        let identified = context.registry.identify(&facts).ok();
-        let provider_name = identified
-            .as_ref()
-            .and_then(|found| found.provider_name().map(str::to_owned));
+        let identified = event.identified().ok();
+        let provider_name = identified.and_then(|found| found.provider_name().map(str::to_owned));
         let cat = provider_name.clone().unwrap_or_else(|| source.clone());
         let edge = match facts.classic_type {
             Some(EventType::START) => Edge::Begin,
@@ -237,18 +234,15 @@ impl Format for Chrome {
             (None, _, _) => kind,
         };
         let name = identified
-            .as_ref()
             .and_then(Identified::event_name)
             .map_or(name, |event| format!("{cat}/{event}"));
-        let span_name = match identified.as_ref().and_then(task_name) {
+        let span_name = match identified.and_then(task_name) {
             Some(task) => format!("{cat}/{task}"),
             None => cat.clone(),
         };
-        let registry = context.registry;
-        // Writing to a Vec<u8> cannot fail.
-        let _ = write!(bytes, "{}", Value::Object(dated_event_json(context, event)));
+        event.write_json(bytes);
         Item {
-            filetime: context.filetime.unwrap_or_default(),
+            filetime: event.filetime.unwrap_or_default(),
             pid,
             tid,
             name,
@@ -256,14 +250,8 @@ impl Format for Chrome {
             edge,
             span: source,
             span_name,
-            process_name: facts
-                .process_id
-                .and_then(|pid| registry.process_name(pid))
-                .cloned(),
-            thread_name: facts
-                .thread_id
-                .and_then(|tid| registry.thread_name(tid))
-                .cloned(),
+            process_name: event.process_name().cloned(),
+            thread_name: event.thread_name().cloned(),
         }
     }
 

@@ -4,14 +4,14 @@
 //! | column | value |
 //! |---|---|
 //! | `kind`, `buffer`, `offset`, `processor`, `filetime`, `time` | as in the JSON lines |
-//! | `provider` | the provider GUID, or `kernel:GROUP` for kernel events ([`Facts::source`]) |
+//! | `provider` | the provider GUID, or `kernel:GROUP` for kernel events ([`Facts::source`](etw_classic_decode::facts::Facts::source)) |
 //! | `provider_name`, `event_name` | the names the event's schema gives (`Windows Kernel`, `Process/DCStart`), as in the JSON lines |
 //! | `pid`, `process_name`, `tid` | the process id, the process's name as the trace's kernel `Process` events give it, the thread id |
 //! | `event_id`, `version`, `opcode`, `level`, `task`, `keyword` | the `EVENT_DESCRIPTOR`'s; `Class.Version`, `Class.Type` and `Class.Level` of classic events; the header's `Version` and the type of `HookId` of kernel events |
 //! | `size` | the event's `Size` |
 //! | `fields` | the decoded fields as one JSON object (the JSON lines' `fields`), empty when no schema describes the event |
 //! | `fields_error`, `fields_left`, `undecoded` | as in the JSON lines: why the fields stop early, how many bytes are left after the last field (empty when none), why no schema describes the event |
-//! | `data` | what follows the header as lowercase hex ([`Facts::payload`]) |
+//! | `data` | what follows the header as lowercase hex ([`Facts::payload`](etw_classic_decode::facts::Facts::payload)) |
 //! | `error` | why a header could not be decoded |
 //!
 //! The names stand beside the numbers they name (`provider_name` and `event_name` after
@@ -21,12 +21,11 @@
 
 use std::io::{self, Write};
 
-use etw_classic::Event;
+use etw_classic_decode::render::hex_bytes;
+use etw_classic_decode::sink::{JsonWriter, Sink};
+use etw_classic_decode::DecodedEvent;
 
-use super::{EventContext, Format};
-use crate::etl::kind_name;
-use crate::fields::hex;
-use etw_classic_decode::facts::Facts;
+use super::Format;
 
 /// The header row.
 pub const COLUMNS: [&str; 25] = [
@@ -66,47 +65,42 @@ fn field<T: ToString>(value: Option<T>) -> String {
 }
 
 /// One event's row.
-fn row(context: &EventContext<'_>, event: &Event<'_>) -> [String; COLUMNS.len()] {
-    let facts = Facts::of(event);
+fn row(decoded: &DecodedEvent<'_, '_>) -> [String; COLUMNS.len()] {
+    let event = &decoded.event;
+    let facts = decoded.facts();
     let error = match event.kind() {
         etw_classic::EventKind::Malformed { error, .. } => error.to_string(),
         _ => String::new(),
     };
-    let registry = context.registry;
-    let process_name = facts.process_id.and_then(|pid| registry.process_name(pid));
-    let (decoded, fields, undecoded) = match registry.decode(&facts) {
-        Ok(mut decoded) => {
-            let fields = std::mem::take(&mut decoded.fields.fields);
-            (Some(decoded), Some(serde_json::Value::Object(fields)), None)
+    let meaning = decoded.meaning();
+    let (names, fields, fields_end, undecoded) = match &meaning {
+        Ok(meaning) => {
+            let mut json = Vec::new();
+            let end = JsonWriter::new(&mut json).map_object(&meaning.fields);
+            let names = (
+                meaning.identified.provider_name(),
+                meaning.identified.event_name(),
+            );
+            (names, String::from_utf8(json).ok(), Some(end), None)
         }
-        Err(why) => (None, None, Some(why)),
+        // A description (MetaData/EventInfo, ManifestData) has names but no fields.
+        Err(why) => {
+            let [provider, event, ..] = why.names().unwrap_or_default();
+            ((provider, event.map(str::to_owned)), None, None, Some(why))
+        }
     };
-    let decoded = decoded.as_ref();
-    // A description (MetaData/EventInfo, ManifestData) has names but no fields.
-    let [described_provider, described_event, ..] = undecoded
-        .as_ref()
-        .and_then(|why| why.names())
-        .unwrap_or_default();
     [
-        kind_name(event.header_type),
-        context.buffer.to_string(),
+        decoded.kind_name(),
+        decoded.buffer.to_string(),
         event.offset.to_string(),
-        context.processor.to_string(),
-        field(context.filetime),
-        field(context.time()),
+        decoded.processor.to_string(),
+        field(decoded.filetime),
+        field(decoded.time()),
         field(facts.source),
-        field(
-            decoded
-                .and_then(|decoded| decoded.provider_name.as_deref())
-                .or(described_provider),
-        ),
-        field(
-            decoded
-                .and_then(|decoded| decoded.event_name.as_deref())
-                .or(described_event),
-        ),
+        field(names.0),
+        field(names.1),
         field(facts.process_id),
-        field(process_name),
+        field(decoded.process_name()),
         field(facts.thread_id),
         field(facts.event_id),
         field(facts.version),
@@ -115,15 +109,11 @@ fn row(context: &EventContext<'_>, event: &Event<'_>) -> [String; COLUMNS.len()]
         field(facts.task),
         field(facts.keyword.map(|keyword| format!("{keyword:#x}"))),
         event.size.to_string(),
-        field(fields),
-        field(decoded.and_then(|decoded| decoded.fields.error.as_ref())),
-        field(
-            decoded
-                .map(|decoded| decoded.fields.rest)
-                .filter(|rest| *rest > 0),
-        ),
+        fields.unwrap_or_default(),
+        field(fields_end.as_ref().and_then(|end| end.error.as_ref())),
+        field(fields_end.map(|end| end.rest).filter(|rest| *rest > 0)),
         field(undecoded),
-        field(facts.payload.map(hex)),
+        field(facts.payload.map(hex_bytes)),
         error,
     ]
 }
@@ -148,9 +138,9 @@ impl Format for Csv {
         write_row(out, COLUMNS)
     }
 
-    fn prepare(&self, context: &EventContext<'_>, event: &Event<'_>, bytes: &mut Vec<u8>) {
+    fn prepare(&self, event: &DecodedEvent<'_, '_>, bytes: &mut Vec<u8>) {
         // Writing to a Vec<u8> cannot fail.
-        let _ = write_row(bytes, row(context, event));
+        let _ = write_row(bytes, row(event));
     }
 
     fn emit(&mut self, (): (), bytes: &[u8], out: &mut dyn Write) -> io::Result<()> {

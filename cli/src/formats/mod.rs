@@ -11,39 +11,18 @@
 pub mod chrome;
 pub mod csv;
 pub mod stats;
+pub mod table;
 
 use std::io::{self, Write};
 
+use etw_classic::HeaderType;
 use etw_classic::{
-    read::{ClockError, TraceClock},
-    wire::UtcDateTime,
-    Bitness, Event, HeaderType, SystemTraceHeader, TraceLogfileHeader,
+    read::ClockError, read::TraceClock, Bitness, SystemTraceHeader, TraceLogfileHeader,
 };
-use serde_json::{json, Map, Value};
-
-use crate::etl::{dated_event_json, event_line, kind_name, meaning_text};
-use etw_classic_decode::Registry;
-
-/// Where an event stands, when it happened, and the schemas that give it meaning.
-#[derive(Clone, Copy, Debug)]
-pub struct EventContext<'r> {
-    /// The index of the buffer that holds it, in file order.
-    pub buffer: usize,
-    /// The processor of that buffer.
-    pub processor: u16,
-    /// The event's FILETIME (its raw timestamp through the file's clock), if it has one.
-    pub filetime: Option<i64>,
-    /// The schemas and process names of the trace.
-    pub registry: &'r Registry,
-}
-
-impl EventContext<'_> {
-    /// The time as ISO 8601 UTC, seven fractional digits.
-    pub fn time(&self) -> Option<String> {
-        self.filetime
-            .map(|filetime| UtcDateTime::from_filetime(filetime).to_string())
-    }
-}
+use etw_classic_decode::headers::{file_members, kind_name};
+use etw_classic_decode::report::Problems;
+use etw_classic_decode::sink::{JsonWriter, Sink};
+use etw_classic_decode::DecodedEvent;
 
 /// What the file says of itself before its events, for the formats that print it.
 pub struct FileInfo<'a> {
@@ -99,55 +78,6 @@ impl Default for Tally {
     }
 }
 
-/// The errors met while reading, each naming its buffer: the first [`Problems::KEPT`] as
-/// they were said, the others counted, so that a file of a million bad buffers takes the
-/// memory of a few messages, not of a million.
-#[derive(Clone, Debug, Default)]
-pub struct Problems {
-    kept: Vec<String>,
-    more: u64,
-}
-
-impl Problems {
-    /// The messages kept.
-    pub const KEPT: usize = 20;
-
-    /// Notes one more error.
-    pub fn push(&mut self, problem: String) {
-        if self.kept.len() < Self::KEPT {
-            self.kept.push(problem);
-        } else {
-            self.more += 1;
-        }
-    }
-
-    /// Whether no error was met.
-    pub fn is_empty(&self) -> bool {
-        self.kept.is_empty()
-    }
-
-    /// One line: the messages kept, joined by "; ", then how many more errors there were.
-    pub fn line(&self) -> String {
-        let mut line = self.kept.join("; ");
-        if self.more > 0 {
-            line.push_str(&format!(
-                "; and {} more {}",
-                self.more,
-                if self.more == 1 { "error" } else { "errors" }
-            ));
-        }
-        line
-    }
-}
-
-impl Extend<String> for Problems {
-    fn extend<T: IntoIterator<Item = String>>(&mut self, problems: T) {
-        for problem in problems {
-            self.push(problem);
-        }
-    }
-}
-
 impl Tally {
     /// Every event output.
     pub fn events(&self) -> u64 {
@@ -191,12 +121,7 @@ pub trait Format: Sync {
     }
 
     /// Formats what can be formatted of `event` on its own, appending to `bytes`.
-    fn prepare(
-        &self,
-        context: &EventContext<'_>,
-        event: &Event<'_>,
-        bytes: &mut Vec<u8>,
-    ) -> Self::Item;
+    fn prepare(&self, event: &DecodedEvent<'_, '_>, bytes: &mut Vec<u8>) -> Self::Item;
 
     /// Writes the event prepared as `item` and `bytes`, after every event before it.
     fn emit(&mut self, item: Self::Item, bytes: &[u8], out: &mut dyn Write) -> io::Result<()>;
@@ -215,9 +140,9 @@ pub trait Format: Sync {
 /// The formats that print one line per event, made in [`Format::prepare`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Lines {
-    /// The text lines of `--format table`.
+    /// The text lines of `--format table` ([`table`]).
     Table,
-    /// The JSON lines of `--format json`.
+    /// The JSON lines of `--format json`: each event's [`DecodedEvent::describe`].
     Json,
 }
 
@@ -226,22 +151,22 @@ impl Format for Lines {
 
     fn begin(&mut self, file: &FileInfo<'_>, out: &mut dyn Write) -> io::Result<()> {
         match self {
-            Self::Json => writeln!(out, "{}", Value::Object(file_json(file))),
-            Self::Table => writeln!(out, "{}", file_line(file)),
+            Self::Json => {
+                let mut line = Vec::new();
+                file_json(file, &mut line);
+                line.push(b'\n');
+                out.write_all(&line)
+            }
+            Self::Table => writeln!(out, "{}", table::file_line(file)),
         }
     }
 
-    fn prepare(&self, context: &EventContext<'_>, event: &Event<'_>, bytes: &mut Vec<u8>) {
-        // Writing to a Vec<u8> cannot fail.
-        let _ = match self {
-            Self::Json => writeln!(bytes, "{}", Value::Object(dated_event_json(context, event))),
-            Self::Table => {
-                let time = context.time();
-                let mut line = event_line(context.buffer, event, time.as_deref().unwrap_or("-"));
-                meaning_text(context.registry, event, &mut line);
-                writeln!(bytes, "{}", line.trim_end())
-            }
-        };
+    fn prepare(&self, event: &DecodedEvent<'_, '_>, bytes: &mut Vec<u8>) {
+        match self {
+            Self::Json => event.write_json(bytes),
+            Self::Table => bytes.extend_from_slice(table::event_line(event).trim_end().as_bytes()),
+        }
+        bytes.push(b'\n');
     }
 
     fn emit(&mut self, (): (), bytes: &[u8], out: &mut dyn Write) -> io::Result<()> {
@@ -249,41 +174,53 @@ impl Format for Lines {
     }
 }
 
-/// The first JSON line: the logfile header.
-pub fn file_json(file: &FileInfo<'_>) -> Map<String, Value> {
-    let mut map = Map::new();
-    map.insert("kind".into(), json!("LOGFILE_HEADER"));
-    map.insert(
-        "system_header".into(),
-        Value::Object(crate::fields::system_header_json(&file.system_header)),
+/// The first JSON line, without its line end: the logfile header ([`file_members`]).
+pub fn file_json(file: &FileInfo<'_>, out: &mut Vec<u8>) {
+    let mut writer = JsonWriter::new(out);
+    writer.begin_object();
+    file_members(
+        &mut writer,
+        &file.system_header,
+        &file.header,
+        &file.logger_name,
+        &file.log_file_name,
     );
-    map.insert(
-        "logfile_header".into(),
-        Value::Object(crate::fields::logfile_header_json(&file.header)),
-    );
-    map.insert("logger_name".into(), json!(file.logger_name));
-    map.insert("log_file_name".into(), json!(file.log_file_name));
-    map
+    writer.end_object();
 }
 
-/// The first text line: the logfile header.
-fn file_line(file: &FileInfo<'_>) -> String {
-    let header = &file.header;
-    format!(
-        "logfile header: logger {:?}, file {:?}, {} logger, buffer size {}, {} buffers \
-         written, {} events lost, {} buffers lost, clock {:?}, timer resolution {} \
-         (100 ns), start {}, end {}, perf freq {}",
-        file.logger_name,
-        file.log_file_name,
-        file.bitness,
-        header.buffer_size(),
-        header.buffers_written(),
-        header.events_lost(),
-        header.buffers_lost(),
-        header.reserved_flags(),
-        header.timer_resolution(),
-        header.start_time(),
-        header.end_time(),
-        header.perf_freq()
-    )
+/// Counts the events output and stops at the limit.
+pub struct Emitter<'a, F> {
+    pub format: &'a mut F,
+    pub tally: Tally,
+    pub limit: Option<u64>,
+    printed: u64,
+}
+
+impl<'a, F: Format> Emitter<'a, F> {
+    pub fn new(format: &'a mut F, limit: Option<u64>) -> Self {
+        Self {
+            format,
+            tally: Tally::default(),
+            limit,
+            printed: 0,
+        }
+    }
+
+    /// Whether the limit is reached: nothing more is to be output.
+    pub fn full(&self) -> bool {
+        self.limit.is_some_and(|limit| self.printed >= limit)
+    }
+
+    /// Outputs one prepared event.
+    pub fn emit(
+        &mut self,
+        header_type: u8,
+        item: F::Item,
+        bytes: &[u8],
+        out: &mut dyn Write,
+    ) -> std::io::Result<()> {
+        self.tally.counts_by_type[usize::from(header_type)] += 1;
+        self.printed += 1;
+        self.format.emit(item, bytes, out)
+    }
 }

@@ -8,12 +8,12 @@
 use std::collections::HashMap;
 use std::io::{self, Write};
 
-use etw_classic::{wire::UtcDateTime, Event};
+use etw_classic::wire::UtcDateTime;
 use serde_json::{json, Map, Value};
 
-use super::{EventContext, FileInfo, Format, Tally};
-use etw_classic_decode::facts::{Facts, Source};
-use etw_classic_decode::Registry;
+use super::{FileInfo, Format, Tally};
+use etw_classic_decode::facts::Source;
+use etw_classic_decode::DecodedEvent;
 
 /// What a file whose `BuffersWritten` is 0 gets as a note in a text report.
 const UNFLUSHED_NOTE: &str = "the logfile header's BuffersWritten is 0 (a session still running \
@@ -29,7 +29,7 @@ impl Format for Summary {
     const PRINTS_EVENTS: bool = false;
     const SHOWS_TIME: bool = false;
 
-    fn prepare(&self, _: &EventContext, _: &Event<'_>, _: &mut Vec<u8>) {}
+    fn prepare(&self, _: &DecodedEvent<'_, '_>, _: &mut Vec<u8>) {}
 
     fn emit(&mut self, (): (), _: &[u8], _: &mut dyn Write) -> io::Result<()> {
         Ok(())
@@ -110,16 +110,15 @@ fn by_count<K: Ord + Clone>(counts: &HashMap<K, u64>) -> Vec<(K, u64)> {
 }
 
 /// The names `--stats` counts an event under: its provider's name and its `provider/event`
-/// name as its schema gives them ([`Registry::identify`], which does not decode the fields);
-/// the provider GUID or kernel group (`kernel:PROCESS`) for the part the schema does not
-/// name; `None` for an event with no provider at all.
-fn names(registry: &Registry, facts: &Facts<'_>) -> Option<(String, String)> {
-    let identified = registry.identify(facts).ok();
+/// name as its schema gives them ([`DecodedEvent::identified`], which does not decode the
+/// fields); the provider GUID or kernel group (`kernel:PROCESS`) for the part the schema does
+/// not name; `None` for an event with no provider at all.
+fn names(event: &DecodedEvent<'_, '_>) -> Option<(String, String)> {
+    let identified = event.identified().ok();
     let provider = identified
-        .as_ref()
         .and_then(|found| found.provider_name().map(str::to_owned))
-        .or_else(|| facts.source.map(|source| source.to_string()))?;
-    let event = match identified.as_ref().and_then(|found| found.event_name()) {
+        .or_else(|| event.facts().source.map(|source| source.to_string()))?;
+    let event = match identified.and_then(|found| found.event_name()) {
         Some(event) => format!("{provider}/{event}"),
         None => provider.clone(),
     };
@@ -141,13 +140,13 @@ impl Format for Stats {
     type Item = Record;
     const PRINTS_EVENTS: bool = false;
 
-    fn prepare(&self, context: &EventContext<'_>, event: &Event<'_>, _: &mut Vec<u8>) -> Record {
-        let facts = Facts::of(event);
+    fn prepare(&self, event: &DecodedEvent<'_, '_>, _: &mut Vec<u8>) -> Record {
+        let facts = event.facts();
         Record {
             source: facts.source,
             process_id: facts.process_id,
-            filetime: context.filetime,
-            names: names(context.registry, &facts),
+            filetime: event.filetime,
+            names: names(event),
         }
     }
 

@@ -4,7 +4,7 @@
 //! The extended data items and the user data that follow it are in
 //! [`event_header_extended`](crate::wire::headers::event_header_extended).
 
-use crate::wire::codes::{HeaderType, Level, MarkerFlags};
+use crate::wire::codes::{EventHeaderFlags, HeaderType, Level, MarkerFlags};
 use crate::wire::error::CodecError;
 use crate::wire::field::{self, Field, Reader, Writer};
 use crate::wire::guid::Guid;
@@ -54,44 +54,6 @@ mod offset {
 }
 
 const _: () = offset::ACTIVITY_ID.ends_at(EventHeader::LEN);
-
-open_flags! {
-    /// `EVENT_HEADER.Flags`: the `EVENT_HEADER_FLAG_*` bits (evntcons.h; `DECODE_GUID` and
-    /// `RESERVED1` from the Windows SDK metadata of windows-rs).
-    ///
-    /// In the events of real trace buffers only [`EXTENDED_INFO`](Self::EXTENDED_INFO) has been
-    /// seen (Flags 0 or 1 in all 108,716 `EVENT_HEADER` events of the PerfView sample traces);
-    /// the consumer's `EVENT_RECORD` gets the others from `ProcessTrace` (the 32/64-bit bits from
-    /// the header type, `CLASSIC_HEADER` for classic events). Every bit read is kept.
-    pub struct EventHeaderFlags(u16) {
-        /// `EVENT_HEADER_FLAG_EXTENDED_INFO`: extended data items follow the header.
-        EXTENDED_INFO = 0x0001,
-        /// `EVENT_HEADER_FLAG_PRIVATE_SESSION`: "The event was logged to a private session";
-        /// the CPU time is in `ProcessorTime`.
-        PRIVATE_SESSION = 0x0002,
-        /// `EVENT_HEADER_FLAG_STRING_ONLY`: the user data is a NUL-terminated UTF-16 string.
-        STRING_ONLY = 0x0004,
-        /// `EVENT_HEADER_FLAG_TRACE_MESSAGE`: the provider called `TraceMessage`.
-        TRACE_MESSAGE = 0x0008,
-        /// `EVENT_HEADER_FLAG_NO_CPUTIME`: "elapsed execution time was not recorded"; the
-        /// `ProcessorTime` member "can be used to store other information".
-        NO_CPUTIME = 0x0010,
-        /// `EVENT_HEADER_FLAG_32_BIT_HEADER`: the provider ran on a 32-bit computer or in a
-        /// WOW64 process.
-        HEADER_32_BIT = 0x0020,
-        /// `EVENT_HEADER_FLAG_64_BIT_HEADER`: the provider ran on a 64-bit computer.
-        HEADER_64_BIT = 0x0040,
-        /// `EVENT_HEADER_FLAG_DECODE_GUID`: `ProviderId` holds the decode GUID, not the
-        /// control GUID ([MS-DTYP] 2.3.2).
-        DECODE_GUID = 0x0080,
-        /// `EVENT_HEADER_FLAG_CLASSIC_HEADER`: the provider used `TraceEvent` (a classic event).
-        CLASSIC_HEADER = 0x0100,
-        /// `EVENT_HEADER_FLAG_PROCESSOR_INDEX`: the buffer context holds a processor index.
-        PROCESSOR_INDEX = 0x0200,
-        /// `EVENT_HEADER_FLAG_RESERVED1`.
-        RESERVED1 = 0x0400,
-    }
-}
 
 open_flags! {
     /// `EVENT_HEADER.EventProperty`: the `EVENT_HEADER_PROPERTY_*` bits (evntcons.h;

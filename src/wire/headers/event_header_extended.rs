@@ -22,10 +22,11 @@
 use core::iter::FusedIterator;
 
 use crate::invariant::known;
+use crate::wire::codes::{EventHeaderExtType, EventHeaderFlags};
 use crate::wire::error::CodecError;
+use crate::wire::error::{ExtendedItemFault, PayloadLength};
 use crate::wire::field::{self, Field, Reader, Writer};
 use crate::wire::guid::Guid;
-use crate::wire::headers::event_header::{EventHeader, EventHeaderFlags};
 use crate::wire::layout::Layout;
 
 /// Byte offsets of an item's header as a trace buffer stores it, named after evntcons.h
@@ -68,51 +69,6 @@ mod stack_key_offset {
 
 const _: () = stack_key_offset::PADDING.ends_at(StackKey32::LEN);
 const _: () = stack_key_offset::STACK_KEY64.ends_at(StackKey64::LEN);
-
-open_code! {
-    /// `EVENT_HEADER_EXTENDED_DATA_ITEM.ExtType`: the `EVENT_HEADER_EXT_TYPE_*` values
-    /// (evntcons.h; 0x0E and up from the Windows SDK metadata of windows-rs and TraceEvent).
-    /// `EVENT_HEADER_EXT_TYPE_MAX` (0x13 today, 9 in older headers) is a sentinel, not a type,
-    /// and is not named here. Any other value is kept.
-    pub struct EventHeaderExtType(u16) {
-        /// `EVENT_HEADER_EXT_TYPE_RELATED_ACTIVITYID`: a GUID, the activity this one relates to.
-        RELATED_ACTIVITYID = 0x0001,
-        /// `EVENT_HEADER_EXT_TYPE_SID`: the security identifier of the user that logged it.
-        SID = 0x0002,
-        /// `EVENT_HEADER_EXT_TYPE_TS_ID`: the terminal session id, a `u32`.
-        TS_ID = 0x0003,
-        /// `EVENT_HEADER_EXT_TYPE_INSTANCE_INFO`: `EVENT_EXTENDED_ITEM_INSTANCE`.
-        INSTANCE_INFO = 0x0004,
-        /// `EVENT_HEADER_EXT_TYPE_STACK_TRACE32`: `EVENT_EXTENDED_ITEM_STACK_TRACE32`.
-        STACK_TRACE32 = 0x0005,
-        /// `EVENT_HEADER_EXT_TYPE_STACK_TRACE64`: `EVENT_EXTENDED_ITEM_STACK_TRACE64`.
-        STACK_TRACE64 = 0x0006,
-        /// `EVENT_HEADER_EXT_TYPE_PEBS_INDEX`: `EVENT_EXTENDED_ITEM_PEBS_INDEX`, a `u64`.
-        PEBS_INDEX = 0x0007,
-        /// `EVENT_HEADER_EXT_TYPE_PMC_COUNTERS`: `EVENT_EXTENDED_ITEM_PMC_COUNTERS`, `u64`s.
-        PMC_COUNTERS = 0x0008,
-        /// `EVENT_HEADER_EXT_TYPE_PSM_KEY`: no public struct.
-        PSM_KEY = 0x0009,
-        /// `EVENT_HEADER_EXT_TYPE_EVENT_KEY`: `EVENT_EXTENDED_ITEM_EVENT_KEY`, a `u64`.
-        EVENT_KEY = 0x000A,
-        /// `EVENT_HEADER_EXT_TYPE_EVENT_SCHEMA_TL`: the TraceLogging event metadata.
-        EVENT_SCHEMA_TL = 0x000B,
-        /// `EVENT_HEADER_EXT_TYPE_PROV_TRAITS`: the provider traits (name and traits).
-        PROV_TRAITS = 0x000C,
-        /// `EVENT_HEADER_EXT_TYPE_PROCESS_START_KEY`: `EVENT_EXTENDED_ITEM_PROCESS_START_KEY`, a `u64`.
-        PROCESS_START_KEY = 0x000D,
-        /// `EVENT_HEADER_EXT_TYPE_CONTROL_GUID`: no public struct.
-        CONTROL_GUID = 0x000E,
-        /// `EVENT_HEADER_EXT_TYPE_QPC_DELTA`: no public struct.
-        QPC_DELTA = 0x000F,
-        /// `EVENT_HEADER_EXT_TYPE_CONTAINER_ID`: no public struct.
-        CONTAINER_ID = 0x0010,
-        /// `EVENT_HEADER_EXT_TYPE_STACK_KEY32`: `EVENT_EXTENDED_ITEM_STACK_KEY32`.
-        STACK_KEY32 = 0x0011,
-        /// `EVENT_HEADER_EXT_TYPE_STACK_KEY64`: `EVENT_EXTENDED_ITEM_STACK_KEY64`.
-        STACK_KEY64 = 0x0012,
-    }
-}
 
 /// The 8-byte header of an extended data item as a trace buffer stores it: the first four
 /// members of `EVENT_HEADER_EXTENDED_DATA_ITEM` (evntcons.h), whose data follows in place.
@@ -206,191 +162,6 @@ impl ExtendedItemHeader {
 }
 
 field::fixed_layout_entry_points!(ExtendedItemHeader, length_only);
-
-/// What is wrong with an extended data item: the fault in a
-/// [`CodecError::ExtendedItem`], which also says which item and where it starts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-#[non_exhaustive]
-pub enum ExtendedItemFault {
-    /// `EXTENDED_INFO` (for the first item) or the previous item's `Linkage` bit announce an
-    /// item, but fewer than 8 bytes are left before the event's `Size`: the list is not
-    /// terminated inside the event.
-    HeaderBeyondEvent {
-        /// Bytes left before the event's `Size`.
-        available: usize,
-    },
-    /// The item's size (`Reserved1`) is below its own 8-byte header.
-    ItemSizeBelowHeader {
-        /// The item size found.
-        item_size: u16,
-    },
-    /// `DataSize` is more than the item's size leaves after its header.
-    DataSizeBeyondItem {
-        /// The `DataSize` found.
-        data_size: u16,
-        /// The item's size.
-        item_size: u16,
-    },
-    /// The item's size runs past the event's `Size`.
-    ItemBeyondEvent {
-        /// The item size found.
-        item_size: u16,
-        /// Bytes left before the event's `Size`, from the start of the item.
-        available: usize,
-    },
-    /// The data does not have the length the item's type needs ([`ExtendedItem::payload`]).
-    PayloadSize {
-        /// The item's type.
-        ext_type: EventHeaderExtType,
-        /// The length the type needs.
-        expected: PayloadLength,
-        /// The item's `DataSize`.
-        data_size: u16,
-    },
-    /// A SID whose `SubAuthorityCount` needs more bytes than `DataSize`.
-    SidSubAuthorities {
-        /// The `SubAuthorityCount` found.
-        sub_authority_count: u8,
-        /// The item's `DataSize`.
-        data_size: u16,
-    },
-    /// The provider traits' size (their first `u16`) is below 3 (the size and a NUL) or above
-    /// `DataSize`.
-    ProviderTraitsSize {
-        /// The traits' size found.
-        traits_size: u16,
-        /// The item's `DataSize`.
-        data_size: u16,
-    },
-    /// The provider name has no terminating NUL inside the provider traits.
-    ProviderNameUnterminated {
-        /// The traits' size.
-        traits_size: u16,
-    },
-    /// A trait after the provider name does not fit the provider traits.
-    ProviderTrait {
-        /// Where the trait starts, from the start of the item's data.
-        at: usize,
-        /// The trait's size (its first `u16`); `None` when fewer than 3 bytes are left for its
-        /// header.
-        trait_size: Option<u16>,
-        /// Bytes left in the provider traits from the start of the trait.
-        available: usize,
-    },
-}
-
-/// The data length an item's type needs, in a [`ExtendedItemFault::PayloadSize`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-#[non_exhaustive]
-pub enum PayloadLength {
-    /// Exactly this many bytes.
-    Exactly(u16),
-    /// At least this many bytes.
-    AtLeast(u16),
-    /// A fixed part of `fixed` bytes, then a whole number of `unit`-byte values.
-    FixedAndMultipleOf {
-        /// Bytes of the fixed part.
-        fixed: u16,
-        /// Bytes per value after it.
-        unit: u16,
-    },
-}
-
-impl core::fmt::Display for PayloadLength {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match *self {
-            Self::Exactly(len) => write!(f, "{len} bytes"),
-            Self::AtLeast(len) => write!(f, "at least {len} bytes"),
-            Self::FixedAndMultipleOf { fixed: 0, unit } => write!(f, "a multiple of {unit} bytes"),
-            Self::FixedAndMultipleOf { fixed, unit } => {
-                write!(f, "{fixed} bytes and a multiple of {unit}")
-            }
-        }
-    }
-}
-
-impl core::fmt::Display for ExtendedItemFault {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match *self {
-            Self::HeaderBeyondEvent { available } => write!(
-                f,
-                "expected an 8-byte item header (announced by EVENT_HEADER_FLAG_EXTENDED_INFO or \
-                 the previous item's Linkage) before the event's Size, found {available} bytes"
-            ),
-            Self::ItemSizeBelowHeader { item_size } => write!(
-                f,
-                "item size (Reserved1, offset 0): expected at least the 8-byte item header, \
-                 found {item_size}"
-            ),
-            Self::DataSizeBeyondItem {
-                data_size,
-                item_size,
-            } => write!(
-                f,
-                "DataSize (offset 6): expected at most {} (the item size {item_size} less its \
-                 8-byte header), found {data_size}",
-                item_size.saturating_sub(8)
-            ),
-            Self::ItemBeyondEvent {
-                item_size,
-                available,
-            } => write!(
-                f,
-                "item size (Reserved1, offset 0): expected at most the {available} bytes left \
-                 before the event's Size, found {item_size}"
-            ),
-            Self::PayloadSize {
-                ext_type,
-                expected,
-                data_size,
-            } => write!(
-                f,
-                "{ext_type:?} data: expected {expected}, found a DataSize of {data_size}"
-            ),
-            Self::SidSubAuthorities {
-                sub_authority_count,
-                data_size,
-            } => write!(
-                f,
-                "SID data: expected the 8 + 4 x {sub_authority_count} bytes its \
-                 SubAuthorityCount needs, found a DataSize of {data_size}"
-            ),
-            Self::ProviderTraitsSize {
-                traits_size,
-                data_size,
-            } => write!(
-                f,
-                "PROV_TRAITS data: expected a traits size (u16 at 0) between 3 and the DataSize \
-                 {data_size}, found {traits_size}"
-            ),
-            Self::ProviderNameUnterminated { traits_size } => write!(
-                f,
-                "PROV_TRAITS data: expected a NUL after the provider name within the traits' \
-                 {traits_size} bytes, found none"
-            ),
-            Self::ProviderTrait {
-                at,
-                trait_size: Some(trait_size),
-                available,
-            } => write!(
-                f,
-                "PROV_TRAITS data: trait at data offset {at:#x}: expected a size between 3 and \
-                 the {available} bytes left, found {trait_size}"
-            ),
-            Self::ProviderTrait {
-                at,
-                trait_size: None,
-                available,
-            } => write!(
-                f,
-                "PROV_TRAITS data: trait at data offset {at:#x}: expected a 3-byte trait header, \
-                 found {available} bytes"
-            ),
-        }
-    }
-}
 
 /// One extended data item of an event, borrowed from the event's bytes: its header, data and
 /// padding, every byte it was read from.
@@ -1181,7 +952,7 @@ impl<'a> ExtendedItems<'a> {
     pub const fn new(flags: EventHeaderFlags, after_header: &'a [u8]) -> Self {
         Self {
             rest: after_header,
-            offset: EventHeader::LEN,
+            offset: Layout::EventHeader.byte_len(),
             index: 0,
             walk: if flags.contains(EventHeaderFlags::EXTENDED_INFO) {
                 Walk::More
