@@ -545,7 +545,6 @@ fn print_in_file_order<R: Read + Send, F: Format>(
     emitter: &mut Emitter<'_, F>,
     selection: &Selection,
     clock: Option<TraceClock>,
-    progress: &mut Progress,
     out: &mut dyn Write,
 ) -> Result<(), String> {
     let write_error = crate::output_error;
@@ -561,7 +560,6 @@ fn print_in_file_order<R: Read + Send, F: Format>(
     let (mut current, mut next) = (Batch::default(), Batch::default());
     current.fill(reader, max_buffers);
     while current.len > 0 || current.end.is_some() {
-        progress.update();
         let reading_ended = current.end.is_some();
         let format = &*emitter.format;
         let ((), outputs) = rayon::join(
@@ -736,20 +734,26 @@ fn run_as<F: Format>(args: &EtlArgs, format: &mut F) -> Result<(), String> {
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let write_error = crate::output_error;
-    // The time order reads every buffer twice: once to list them, once to merge them.
-    let passes = if order == Order::Time { 2 } else { 1 };
-    let length = length.map(|length| length.saturating_mul(passes));
-    let mut progress = Progress::new(length, read, F::PRINTS_EVENTS);
-
-    let file = FileInfo::from_reader(path, &reader);
     let mut selection = args.selection();
     // Nothing to learn for `--limit 0`, which reads no buffer.
-    let first_pass = (!read_once && selection.limit != Some(0)).then_some(args.file.as_str());
-    selection.registry = Arc::new(crate::meaning::registry(
-        &args.manifest,
-        &args.mof,
-        first_pass,
-    )?);
+    let first_pass = !read_once && selection.limit != Some(0);
+    // The bar counts every pass over the file: the first pass, the time order's listing, the
+    // output's.
+    let passes = u64::from(first_pass) + if order == Order::Time { 2 } else { 1 };
+    let length = length.map(|length| length.saturating_mul(passes));
+    let mut progress = Progress::new(length, Arc::clone(&read), F::PRINTS_EVENTS);
+
+    let file = FileInfo::from_reader(path, &reader);
+    let mut registry = crate::meaning::registry(&args.manifest, &args.mof, None)?;
+    if first_pass {
+        // What cannot be read here, the output's pass reports.
+        if let Ok(learning) = File::open(path).map(|inner| Counted { inner, read }) {
+            if let Ok(learning) = EtlReader::new(BufReader::new(learning)) {
+                crate::meaning::learn(&mut registry, learning, path);
+            }
+        }
+    }
+    selection.registry = Arc::new(registry);
     let clock = match &file.clock {
         Ok(clock) => Some(*clock),
         Err(error) => {
@@ -773,22 +777,10 @@ fn run_as<F: Format>(args: &EtlArgs, format: &mut F) -> Result<(), String> {
     format.begin(&file, &mut out).map_err(write_error)?;
     let mut emitter = Emitter::new(format, selection.limit);
     match order {
-        Order::File => print_in_file_order(
-            &mut reader,
-            &mut emitter,
-            &selection,
-            clock,
-            &mut progress,
-            &mut out,
-        )?,
-        Order::Time => crate::time_ordered::print(
-            &mut reader,
-            &mut emitter,
-            &selection,
-            clock,
-            &mut progress,
-            &mut out,
-        )?,
+        Order::File => print_in_file_order(&mut reader, &mut emitter, &selection, clock, &mut out)?,
+        Order::Time => {
+            crate::time_ordered::print(&mut reader, &mut emitter, &selection, clock, &mut out)?
+        }
     }
     progress.finish();
     let file = FileInfo {

@@ -2,6 +2,7 @@
 //! `--manifest` and `--mof`, then what a first pass over the trace learns from it (process
 //! names from the kernel's `Process` events, and the descriptions the trace carries).
 
+use std::io::Read;
 use std::path::Path;
 
 use etw_classic::EtlReader;
@@ -35,9 +36,13 @@ pub fn registry(
 
 /// Walks every event of the file at `path` that can be read, for [`Registry::learn`].
 pub fn learn_file(registry: &mut Registry, path: &str) {
-    let Ok(mut reader) = EtlReader::open(path) else {
-        return;
-    };
+    if let Ok(reader) = EtlReader::open(path) {
+        learn(registry, reader, path);
+    }
+}
+
+/// Walks every event `reader` (of the file at `path`) can read, for [`Registry::learn`].
+pub fn learn<R: Read>(registry: &mut Registry, mut reader: EtlReader<R>, path: &str) {
     while let Some(buffer) = reader.next_buffer() {
         let Ok(buffer) = buffer else { continue };
         let position = buffer.position;

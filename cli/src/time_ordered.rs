@@ -8,7 +8,6 @@ use etw_classic::read::{EtlReader, TraceClock};
 
 use crate::etl::{filetime_of, Emitter, Selection};
 use crate::formats::{EventContext, Format};
-use crate::progress::Progress;
 
 /// Why the walk stopped before its end.
 enum Halt {
@@ -18,9 +17,6 @@ enum Halt {
     Limit,
 }
 
-/// How often, in events, the progress bar is updated.
-const PROGRESS_EVERY: u32 = 4096;
-
 /// Prints the events selected of the file whose `reader` has read its logfile header, in time
 /// order, through `emitter`.
 pub fn print<R: Read + Seek, F: Format>(
@@ -28,20 +24,13 @@ pub fn print<R: Read + Seek, F: Format>(
     emitter: &mut Emitter<'_, F>,
     selection: &Selection,
     clock: Option<TraceClock>,
-    progress: &mut Progress,
     out: &mut dyn Write,
 ) -> Result<(), String> {
     if emitter.full() {
         return Ok(());
     }
     let mut bytes = Vec::new();
-    let mut since_update = 0u32;
     let walked = reader.for_each_event_in_time_order(|item| {
-        since_update += 1;
-        if since_update == PROGRESS_EVERY {
-            since_update = 0;
-            progress.update();
-        }
         let item = match item {
             Ok(item) => item,
             Err(error) => {
