@@ -232,7 +232,6 @@ fn print_in_file_order<R: Read + Send, F: Format>(
     emitter: &mut Emitter<'_, F>,
     selection: &Selection,
     clock: Option<TraceClock>,
-    progress: &mut Progress,
     out: &mut dyn Write,
 ) -> Result<(), String> {
     let write_error = crate::output_error;
@@ -249,7 +248,6 @@ fn print_in_file_order<R: Read + Send, F: Format>(
     let spare = Spare::default();
     current.fill(reader, max_buffers);
     while current.len > 0 || current.end.is_some() {
-        progress.update();
         let reading_ended = current.end.is_some();
         let format = &*emitter.format;
         let ((), outputs) = rayon::join(
@@ -422,16 +420,26 @@ fn run_as<F: Format>(args: &EtlArgs, format: &mut F) -> Result<(), String> {
     // Large enough that a batch's output goes out in a few large writes, not thousands.
     let mut out = BufWriter::with_capacity(OUTPUT_BUFFER, stdout.lock());
     let write_error = crate::output_error;
-    // The time order reads every buffer twice: once to list them, once to merge them.
-    let passes = if order == Order::Time { 2 } else { 1 };
-    let length = length.map(|length| length.saturating_mul(passes));
-    let mut progress = Progress::new(length, read, F::PRINTS_EVENTS);
-
-    let file = FileInfo::from_reader(path, &reader);
     let mut selection = args.selection();
     // Nothing to learn for `--limit 0`, which reads no buffer.
-    let first_pass = (!read_once && selection.limit != Some(0)).then_some(args.file.as_str());
-    selection.registry = Arc::new(Registry::for_trace(&args.manifest, &args.mof, first_pass)?);
+    let first_pass = !read_once && selection.limit != Some(0);
+    // The bar counts every pass over the file: the first pass, the time order's listing, the
+    // output's.
+    let passes = u64::from(first_pass) + if order == Order::Time { 2 } else { 1 };
+    let length = length.map(|length| length.saturating_mul(passes));
+    let mut progress = Progress::new(length, Arc::clone(&read), F::PRINTS_EVENTS);
+
+    let file = FileInfo::from_reader(path, &reader);
+    let mut registry = Registry::for_trace(&args.manifest, &args.mof, None)?;
+    if first_pass {
+        // What cannot be read here, the output's pass reports.
+        if let Ok(learning) = File::open(path).map(|inner| Counted { inner, read }) {
+            if let Ok(learning) = EtlReader::new(BufReader::new(learning)) {
+                registry.learn_reader(learning, path);
+            }
+        }
+    }
+    selection.registry = Arc::new(registry);
     let clock = match &file.clock {
         Ok(clock) => Some(*clock),
         Err(error) => {
@@ -455,22 +463,10 @@ fn run_as<F: Format>(args: &EtlArgs, format: &mut F) -> Result<(), String> {
     format.begin(&file, &mut out).map_err(write_error)?;
     let mut emitter = Emitter::new(format, selection.limit);
     match order {
-        Order::File => print_in_file_order(
-            &mut reader,
-            &mut emitter,
-            &selection,
-            clock,
-            &mut progress,
-            &mut out,
-        )?,
-        Order::Time => crate::time_ordered::print(
-            &mut reader,
-            &mut emitter,
-            &selection,
-            clock,
-            &mut progress,
-            &mut out,
-        )?,
+        Order::File => print_in_file_order(&mut reader, &mut emitter, &selection, clock, &mut out)?,
+        Order::Time => {
+            crate::time_ordered::print(&mut reader, &mut emitter, &selection, clock, &mut out)?
+        }
     }
     progress.finish();
     let file = FileInfo {

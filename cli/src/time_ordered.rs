@@ -11,7 +11,6 @@ use etw_classic_decode::{DecodedEvent, Registry};
 
 use crate::etl_args::Selection;
 use crate::formats::{Emitter, Format};
-use crate::progress::Progress;
 
 /// Why the walk stopped before its end.
 enum Halt {
@@ -21,9 +20,6 @@ enum Halt {
     Limit,
 }
 
-/// How often, in events, the progress bar is updated.
-const PROGRESS_EVERY: u32 = 4096;
-
 /// Prints the events selected of the file whose `reader` has read its logfile header, in time
 /// order, through `emitter`.
 pub fn print<R: Read + Seek, F: Format>(
@@ -31,20 +27,13 @@ pub fn print<R: Read + Seek, F: Format>(
     emitter: &mut Emitter<'_, F>,
     selection: &Selection,
     clock: Option<TraceClock>,
-    progress: &mut Progress,
     out: &mut dyn Write,
 ) -> Result<(), String> {
     if emitter.full() {
         return Ok(());
     }
     let mut bytes = Vec::new();
-    let mut since_update = 0u32;
     let walked = reader.for_each_event_in_time_order(|item| {
-        since_update += 1;
-        if since_update == PROGRESS_EVERY {
-            since_update = 0;
-            progress.update();
-        }
         let item = match item {
             Ok(item) => item,
             Err(error) => {

@@ -591,3 +591,69 @@ fn help_and_version_report_a_full_disk_in_one_line() {
     assert_eq!(output.status.code(), Some(2));
     assert!(utf8(&output.stderr).contains("<FILE>"));
 }
+
+/// The options a help text lists: `--name` and `-x`, from its lines that start with them.
+fn options_in(help: &str) -> Vec<String> {
+    let mut options = Vec::new();
+    for line in help.lines() {
+        let line = line.trim_start();
+        if !line.starts_with('-') || line.starts_with("- ") {
+            continue;
+        }
+        for word in line.split_whitespace() {
+            let word = word.trim_end_matches(',');
+            if word.starts_with('-') && word.len() > 1 && !word.contains('<') {
+                options.push(word.to_owned());
+            } else if !word.starts_with('-') {
+                break;
+            }
+        }
+    }
+    options
+}
+
+#[test]
+fn the_readme_of_the_tool_names_every_command_and_option() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("cli/README.md");
+    let mut missing = Vec::new();
+    let top = run(&["--help"]);
+    for option in options_in(&top) {
+        if !readme.contains(&format!("`etwc {option}")) && !readme.contains(&format!("`{option}`"))
+        {
+            missing.push(format!("etwc {option}"));
+        }
+    }
+    for name in subcommands() {
+        if !readme.contains(&format!("## `etwc {name} ")) {
+            missing.push(format!("the section ## `etwc {name} ...`"));
+        }
+        let help = run(&[&name, "--help"]);
+        let options = options_in(&help);
+        assert!(
+            options.contains(&"--help".to_owned()),
+            "{name}: {options:?}"
+        );
+        // The section of the command: from its heading to the next.
+        let section = readme
+            .split(&format!("## `etwc {name} "))
+            .nth(1)
+            .map(|rest| rest.split("\n## ").next().unwrap_or(rest))
+            .unwrap_or("");
+        for option in options {
+            if option == "-h" || option == "--help" {
+                continue;
+            }
+            if !section.contains(&format!("`{option}`"))
+                && !section.contains(&format!("`{option} "))
+            {
+                missing.push(format!("etwc {name} {option}"));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "cli/README.md does not name: {}",
+        missing.join(", ")
+    );
+}

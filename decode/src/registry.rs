@@ -429,9 +429,18 @@ impl Registry {
     /// [`learn`](Self::learn)s from every event of the .etl file at `path` that can be read:
     /// the process and thread names, and the descriptions the trace carries.
     pub fn learn_file(&mut self, path: &str) {
-        let Ok(mut reader) = etw_classic::EtlReader::open(path) else {
-            return;
-        };
+        if let Ok(reader) = etw_classic::EtlReader::open(path) {
+            self.learn_reader(reader, path);
+        }
+    }
+
+    /// [`learn`](Self::learn)s from every event `reader` can read, of the .etl file at `path`
+    /// (which names the events in the messages of what cannot be learned).
+    pub fn learn_reader<R: std::io::Read>(
+        &mut self,
+        mut reader: etw_classic::EtlReader<R>,
+        path: &str,
+    ) {
         while let Some(buffer) = reader.next_buffer() {
             let Ok(buffer) = buffer else { continue };
             let position = buffer.position;

@@ -7,14 +7,16 @@
 //! `Stage`) with START, CHECKPOINT and END events at several levels; the buffers fill up and are
 //! handed over one by one, as a firmware would copy them to flash or a debug port.
 //!
-//! Run it with `cargo run --example firmware_trace`; add `-- --etl OUT` to also write the
-//! buffers as an .etl file (a first buffer with the logfile header, then the trace buffers).
+//! Run it with `cargo run -p etw-classic-firmware --example firmware_trace`; add `-- --etl OUT`
+//! to also write the buffers as an .etl file (a first buffer with the logfile header, then the
+//! trace buffers). It lives in the firmware's crate, whose only dependencies are the library's,
+//! so that running it builds nothing else (the library's own examples also build its
+//! benchmarks' and property tests' dependencies).
 
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::Parser;
 use etw_classic::{
     read::{DeliveredEvent, InstanceKey},
     wire::{filetime_to_unix, VersionDetail},
@@ -23,12 +25,42 @@ use etw_classic::{
     SteppingContext, TimesOrFlags, TraceBuffer, TraceError, Traced, WnodeFlags,
 };
 
-/// Trace a simulated boot into fixed-size buffers and print the event tree read back from them.
-#[derive(Parser)]
+/// What `--help` prints.
+const USAGE: &str = "\
+Trace a simulated boot into fixed-size buffers and print the event tree read back from them.
+
+Usage: firmware_trace [--etl OUT]
+
+Options:
+  --etl OUT   Also write the buffers as an .etl file
+  -h, --help  Print help";
+
+/// The command line.
 struct Args {
-    /// Also write the buffers as an .etl file
-    #[arg(long, value_name = "OUT")]
+    /// `--etl OUT`: also write the buffers as an .etl file.
     etl: Option<std::path::PathBuf>,
+}
+
+impl Args {
+    /// The arguments after the program's name; `Err` with what is wrong, or `Ok(None)` for
+    /// `--help`.
+    fn parse(mut args: impl Iterator<Item = std::ffi::OsString>) -> Result<Option<Self>, String> {
+        let mut etl = None;
+        while let Some(arg) = args.next() {
+            match arg.to_str() {
+                Some("-h" | "--help") => return Ok(None),
+                Some("--etl") => {
+                    let path = args.next().ok_or("--etl needs a path: --etl OUT")?;
+                    etl = Some(path.into());
+                }
+                Some(text) if text.starts_with("--etl=") => {
+                    etl = Some(text.trim_start_matches("--etl=").into());
+                }
+                _ => return Err(format!("unexpected argument {arg:?}")),
+            }
+        }
+        Ok(Some(Self { etl }))
+    }
 }
 
 /// The event trace class of the whole boot.
@@ -371,7 +403,17 @@ fn failed(doing: &str, error: impl std::fmt::Display) -> Failure {
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
+    let args = match Args::parse(std::env::args_os().skip(1)) {
+        Ok(Some(args)) => args,
+        Ok(None) => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Err(problem) => {
+            eprintln!("firmware_trace: {problem}\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let result = run(&args, &mut out).and_then(|()| out.flush().map_err(Failure::from));
     match result {
