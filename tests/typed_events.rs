@@ -1,0 +1,557 @@
+//! Typed events: each MOF type written from a Rust value, read back from the session's sealed
+//! buffer, its bytes checked against the layout MOF gives (hand-written from PAYLOADS.md §5
+//! and Microsoft's "Event Tracing MOF Qualifiers": properties packed in `WmiDataId` order,
+//! little-endian, pointers 4 or 8 bytes by the event's pointer size, strings NUL-terminated or
+//! `u16`-byte-counted, `format("w")` UTF-16LE), and decoded with the description's own
+//! `FieldSchema`s by `PayloadDecoder` to the values written.
+
+use etw_classic::describe::{
+    ClassDescription, Counted, Counted16, DescriptionError, EventTypeDescription, FileTime, Named,
+    Pointer, ProviderDescription, TypedError, TypedEvent, Utf16, ValueErrorKind,
+};
+use etw_classic::payload::{FieldSchema, InType, ItemKind, Length, PayloadDecoder, Value};
+use etw_classic::read::EventKind;
+use etw_classic::{
+    Bitness, EventType, Guid, HeaderType, Level, Provider, Session, SteppingContext, TraceBuffer,
+    Traced,
+};
+
+const CLASS_GUID: Guid = Guid::from_fields(
+    0x6b1d_5a30,
+    0x2f1e,
+    0x4c07,
+    [0x9a, 0x53, 0x1e, 0x0c, 0x6d, 0x88, 0x21, 0x47],
+);
+
+etw_classic::event_class! {
+    /// One event type per group of MOF types.
+    pub const TYPES = (CLASS_GUID, "TypedTest", version 3);
+    /// The integers.
+    pub struct Ints = (10, "Ints") {
+        pub a: i8 => "A",
+        pub b: u8 => "B",
+        pub c: i16 => "C",
+        pub d: u16 => "D",
+        pub e: i32 => "E",
+        pub f: u32 => "F",
+        pub g: i64 => "G",
+        pub h: u64 => "H",
+    }
+    /// Floats and the 4-byte boolean.
+    pub struct Floats = (11, "Floats") {
+        pub single: f32 => "Single",
+        pub double: f64 => "Double",
+        pub yes: bool => "Yes",
+        pub no: bool => "No",
+    }
+    /// GUID, pointer, FILETIME.
+    pub struct Ids = (12, "Ids") {
+        pub guid: Guid => "Id",
+        pub address: Pointer => "Address",
+        pub time: FileTime => "Time",
+    }
+    /// The four kinds of string.
+    pub struct Strings<'a> = (13, "Strings") {
+        pub ansi: &'a str => "Ansi",
+        pub wide: Utf16<'a> => "Wide",
+        pub counted: Counted<'a> => "CountedAnsi",
+        pub counted_wide: Counted16<'a> => "CountedWide",
+    }
+    /// Fixed-size binary.
+    pub struct Bytes = (14, "Bytes") {
+        pub mac: [u8; 6] => "Mac",
+    }
+    /// The event of the cost measurement: u32, u16, pointer, an 8-character string.
+    pub struct Four<'a> = (15, "Four") {
+        pub stage: u32 => "Stage",
+        pub flags: u16 => "Flags",
+        pub entry: Pointer => "Entry",
+        pub name: &'a str => "Name",
+    }
+}
+
+const PROVIDER: ProviderDescription = ProviderDescription::new(
+    Guid::from_fields(1, 2, 3, [4; 8]),
+    "TypedTestProvider",
+    &[TYPES],
+);
+const _: () = assert!(PROVIDER.check().is_ok());
+
+/// Writes `event` through a session of `bitness` and returns the event's header facts and data
+/// as the reader finds them in the sealed buffer.
+fn write_and_read<E: TypedEvent>(
+    event: &E,
+    bitness: Bitness,
+) -> (HeaderType, Guid, u8, u8, u16, Vec<u8>) {
+    let mut session = Session::<1024, 2>::new(1, Level::VERBOSE);
+    let provider = Provider::<1>::new(bitness);
+    let mut context = SteppingContext {
+        now: 100,
+        step: 1,
+        ..Default::default()
+    };
+    let traced = event
+        .trace(&provider, &mut session, Level::WARNING, &mut context)
+        .expect("the event is written");
+    assert!(matches!(traced, Traced::Written { .. }));
+    assert!(session.flush(200));
+    let buffer =
+        TraceBuffer::parse(session.oldest_full().expect("a sealed buffer")).expect("it parses");
+    let mut events = buffer.events();
+    let event = events.next().expect("one event").expect("it reads");
+    assert!(events.next().is_none());
+    match event.kind() {
+        EventKind::Full { header, data } => (
+            event.header_type,
+            header.guid.guid(),
+            header.class.event_type.0,
+            header.class.level.0,
+            header.class.version,
+            data.to_vec(),
+        ),
+        other => panic!("a full header expected, found {other:?}"),
+    }
+}
+
+/// The values `PayloadDecoder` reads from `data` with `fields`, each with its name; the whole
+/// data consumed.
+fn decode<'d>(
+    fields: &'static [FieldSchema<&'static str>],
+    data: &'d [u8],
+    bitness: Bitness,
+) -> Vec<(&'static str, Value<'d>)> {
+    let mut decoder = PayloadDecoder::new(fields, data, bitness);
+    let mut values = Vec::new();
+    for item in decoder.by_ref() {
+        let item = item.expect("every field decodes");
+        match item.kind {
+            ItemKind::Value(value) => values.push((item.field.name, value)),
+            other => panic!("a value expected, found {other:?}"),
+        }
+    }
+    assert!(
+        decoder.rest().is_empty(),
+        "the data ends with its last field"
+    );
+    values
+}
+
+fn utf16(value: &Value<'_>) -> String {
+    match value {
+        Value::Utf16(text) => text.chars().collect(),
+        other => panic!("UTF-16 text expected, found {other:?}"),
+    }
+}
+
+#[test]
+fn integers_are_little_endian_and_packed() {
+    let event = Ints {
+        a: -2,
+        b: 0xfe,
+        c: -300,
+        d: 0xbeef,
+        e: -70000,
+        f: 0xdead_beef,
+        g: -5_000_000_000,
+        h: 0x0102_0304_0506_0708,
+    };
+    let (header_type, guid, event_type, level, version, data) =
+        write_and_read(&event, Bitness::Bits32);
+    assert_eq!(
+        (header_type, guid, event_type, level, version),
+        (HeaderType::FULL_HEADER32, CLASS_GUID, 10, 3, 3)
+    );
+    let mut expected = vec![
+        0xfe, 0xfe, 0xd4, 0xfe, 0xef, 0xbe, 0x90, 0xee, 0xfe, 0xff, 0xef, 0xbe, 0xad, 0xde,
+    ];
+    // -5 000 000 000 = 0xFFFF_FFFE_D5FA_0E00.
+    expected.extend([0x00, 0x0e, 0xfa, 0xd5, 0xfe, 0xff, 0xff, 0xff]);
+    expected.extend([0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01]);
+    assert_eq!(data, expected);
+    let values = decode(Ints::EVENT_TYPE.fields(), &data, Bitness::Bits32);
+    assert_eq!(
+        values,
+        [
+            ("A", Value::I8(-2)),
+            ("B", Value::U8(0xfe)),
+            ("C", Value::I16(-300)),
+            ("D", Value::U16(0xbeef)),
+            ("E", Value::I32(-70000)),
+            ("F", Value::U32(0xdead_beef)),
+            ("G", Value::I64(-5_000_000_000)),
+            ("H", Value::U64(0x0102_0304_0506_0708)),
+        ]
+    );
+}
+
+#[test]
+fn floats_and_the_four_byte_boolean() {
+    let event = Floats {
+        single: 1.5,
+        double: -2.25,
+        yes: true,
+        no: false,
+    };
+    let (.., data) = write_and_read(&event, Bitness::Bits64);
+    // 1.5f32 = 0x3FC00000, -2.25f64 = 0xC002000000000000.
+    let expected = [
+        0x00, 0x00, 0xc0, 0x3f, 0, 0, 0, 0, 0, 0, 0x02, 0xc0, 1, 0, 0, 0, 0, 0, 0, 0,
+    ];
+    assert_eq!(data, expected);
+    let values = decode(Floats::EVENT_TYPE.fields(), &data, Bitness::Bits64);
+    assert_eq!(
+        values,
+        [
+            ("Single", Value::F32(1.5)),
+            ("Double", Value::F64(-2.25)),
+            ("Yes", Value::Bool(1)),
+            ("No", Value::Bool(0))
+        ]
+    );
+}
+
+#[test]
+fn guid_pointer_and_filetime_by_pointer_size() {
+    let id = Guid::from_fields(
+        0x0011_2233,
+        0x4455,
+        0x6677,
+        [0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff],
+    );
+    let guid_bytes = [
+        0x33, 0x22, 0x11, 0x00, 0x55, 0x44, 0x77, 0x66, 0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee,
+        0xff,
+    ];
+    let time = [0x00, 0x80, 0x3e, 0xd5, 0xde, 0xb1, 0x9d, 0x01]; // 0x019DB1DED53E8000
+    let event = Ids {
+        guid: id,
+        address: Pointer(0x0800_1234),
+        time: FileTime(0x019D_B1DE_D53E_8000),
+    };
+
+    let (header_type, .., data) = write_and_read(&event, Bitness::Bits32);
+    assert_eq!(header_type, HeaderType::FULL_HEADER32);
+    let mut expected = guid_bytes.to_vec();
+    expected.extend([0x34, 0x12, 0x00, 0x08]);
+    expected.extend(time);
+    assert_eq!(data, expected);
+    let values = decode(Ids::EVENT_TYPE.fields(), &data, Bitness::Bits32);
+    assert_eq!(
+        values,
+        [
+            ("Id", Value::Guid(id)),
+            ("Address", Value::Pointer(0x0800_1234)),
+            ("Time", Value::FileTime(0x019D_B1DE_D53E_8000))
+        ]
+    );
+
+    let (header_type, .., data) = write_and_read(&event, Bitness::Bits64);
+    assert_eq!(header_type, HeaderType::FULL_HEADER64);
+    let mut expected = guid_bytes.to_vec();
+    expected.extend([0x34, 0x12, 0x00, 0x08, 0, 0, 0, 0]);
+    expected.extend(time);
+    assert_eq!(data, expected);
+    let values = decode(Ids::EVENT_TYPE.fields(), &data, Bitness::Bits64);
+    assert_eq!(values[1], ("Address", Value::Pointer(0x0800_1234)));
+}
+
+#[test]
+fn strings_nul_terminated_and_counted() {
+    let event = Strings {
+        ansi: "boot",
+        wide: Utf16("é€"),
+        counted: Counted("ab"),
+        counted_wide: Counted16("hi"),
+    };
+    let (.., data) = write_and_read(&event, Bitness::Bits32);
+    let expected = [
+        b'b', b'o', b'o', b't', 0, // NUL-terminated 8-bit
+        0xe9, 0x00, 0xac, 0x20, 0, 0, // NUL-terminated UTF-16LE: U+00E9, U+20AC, NUL
+        2, 0, b'a', b'b', // u16 byte count, bytes
+        4, 0, b'h', 0, b'i', 0, // u16 byte count, UTF-16LE
+    ];
+    assert_eq!(data, expected);
+    let values = decode(Strings::EVENT_TYPE.fields(), &data, Bitness::Bits32);
+    assert_eq!(values[0], ("Ansi", Value::Ansi(b"boot")));
+    assert_eq!((values[1].0, utf16(&values[1].1).as_str()), ("Wide", "é€"));
+    assert_eq!(values[2], ("CountedAnsi", Value::Ansi(b"ab")));
+    assert_eq!(
+        (values[3].0, utf16(&values[3].1).as_str()),
+        ("CountedWide", "hi")
+    );
+}
+
+#[test]
+fn fixed_binary() {
+    let event = Bytes {
+        mac: [0x00, 0x1b, 0x63, 0x84, 0x45, 0xe6],
+    };
+    let (.., data) = write_and_read(&event, Bitness::Bits32);
+    assert_eq!(data, [0x00, 0x1b, 0x63, 0x84, 0x45, 0xe6]);
+    assert_eq!(Bytes::EVENT_TYPE.fields()[0].length, Length::Fixed(6));
+    let values = decode(Bytes::EVENT_TYPE.fields(), &data, Bitness::Bits32);
+    assert_eq!(
+        values,
+        [("Mac", Value::Binary(&[0x00, 0x1b, 0x63, 0x84, 0x45, 0xe6]))]
+    );
+}
+
+#[test]
+fn the_four_field_event_of_the_cost_measurement() {
+    let event = Four {
+        stage: 7,
+        flags: 0x0102,
+        entry: Pointer(0x2000_0400),
+        name: "firmware",
+    };
+    let (.., data) = write_and_read(&event, Bitness::Bits32);
+    let mut expected = vec![7, 0, 0, 0, 0x02, 0x01, 0x00, 0x04, 0x00, 0x20];
+    expected.extend(b"firmware\0");
+    assert_eq!(data, expected);
+    // The description is the decoder's schema, found by the header's GUID, type and version.
+    let fields = PROVIDER
+        .schema(&CLASS_GUID, EventType(15), 3)
+        .expect("described");
+    assert_eq!(
+        fields
+            .iter()
+            .map(|field| (field.name, field.in_type))
+            .collect::<Vec<_>>(),
+        [
+            ("Stage", InType::UINT32),
+            ("Flags", InType::UINT16),
+            ("Entry", InType::POINTER),
+            ("Name", InType::ANSI_STRING)
+        ]
+    );
+    assert!(PROVIDER.schema(&CLASS_GUID, EventType(15), 2).is_none());
+    let values = decode(fields, &data, Bitness::Bits32);
+    assert_eq!(
+        values,
+        [
+            ("Stage", Value::U32(7)),
+            ("Flags", Value::U16(0x0102)),
+            ("Entry", Value::Pointer(0x2000_0400)),
+            ("Name", Value::Ansi(b"firmware"))
+        ]
+    );
+}
+
+/// A typed write into a session.
+type Write<'p> =
+    dyn Fn(&mut Session<1024, 2>, &mut SteppingContext) -> Result<Traced, TypedError> + 'p;
+
+#[test]
+fn values_that_cannot_be_written_are_errors_and_write_nothing() {
+    let mut session = Session::<1024, 2>::new(1, Level::VERBOSE);
+    let mut context = SteppingContext::default();
+    let narrow = Provider::<1>::new(Bitness::Bits32);
+    let cases: [(&Write<'_>, TypedError); 3] = [
+        (
+            &|session, context| {
+                Four {
+                    stage: 1,
+                    flags: 0,
+                    entry: Pointer(0x1_0000_0000),
+                    name: "x",
+                }
+                .trace(&narrow, session, Level::ERROR, context)
+            },
+            TypedError::value(
+                "Four",
+                "Entry",
+                ValueErrorKind::PointerTooWide {
+                    value: 0x1_0000_0000,
+                },
+            ),
+        ),
+        (
+            &|session, context| {
+                Four {
+                    stage: 1,
+                    flags: 0,
+                    entry: Pointer(0),
+                    name: "a\0b",
+                }
+                .trace(&narrow, session, Level::ERROR, context)
+            },
+            TypedError::value("Four", "Name", ValueErrorKind::InteriorNul { at: 1 }),
+        ),
+        (
+            &|session, context| {
+                let long = "x".repeat(70_000);
+                Strings {
+                    ansi: "",
+                    wide: Utf16(""),
+                    counted: Counted(&long),
+                    counted_wide: Counted16(""),
+                }
+                .trace(&narrow, session, Level::ERROR, context)
+            },
+            TypedError::value(
+                "Strings",
+                "CountedAnsi",
+                ValueErrorKind::TooLong { len: 70_000 },
+            ),
+        ),
+    ];
+    for (write, expected) in cases {
+        assert_eq!(write(&mut session, &mut context), Err(expected));
+    }
+    assert_eq!(session.stats().events_written, 0);
+    assert_eq!(
+        TypedError::value("Four", "Name", ValueErrorKind::InteriorNul { at: 1 }).to_string(),
+        "event type Four, field Name: a NUL-terminated string holds a NUL at character 1: a reader would end it there"
+    );
+    // A filtered-out event is not looked at: its bad value is no error.
+    let mut quiet = Session::<1024, 2>::new(1, Level::ERROR);
+    let bad = Four {
+        stage: 1,
+        flags: 0,
+        entry: Pointer(0x1_0000_0000),
+        name: "x",
+    };
+    assert_eq!(
+        bad.trace(&narrow, &mut quiet, Level::VERBOSE, &mut context),
+        Ok(Traced::FilteredOut)
+    );
+    // Too large for the session's buffers: the session's error.
+    let long = "y".repeat(2000);
+    let big = Four {
+        stage: 1,
+        flags: 0,
+        entry: Pointer(0),
+        name: &long,
+    };
+    assert!(matches!(
+        big.trace(&narrow, &mut session, Level::ERROR, &mut context),
+        Err(TypedError::Trace(_))
+    ));
+}
+
+const fn u32_field(name: &'static str) -> FieldSchema<&'static str> {
+    FieldSchema::new(name, InType::UINT32)
+}
+
+#[test]
+fn description_mistakes_are_found() {
+    const GOOD_FIELDS: &[FieldSchema<&str>] = &[u32_field("A"), u32_field("B")];
+    const DUP_FIELDS: &[FieldSchema<&str>] = &[u32_field("A"), u32_field("A")];
+    const BAD_NAME: &[FieldSchema<&str>] = &[u32_field("1st")];
+    const ARRAY: &[FieldSchema<&str>] =
+        &[FieldSchema::new("A", InType::UINT32).with_count(etw_classic::payload::Count::Fixed(2))];
+    const SID: &[FieldSchema<&str>] = &[FieldSchema::new("A", InType::SID)];
+    const OPEN_BINARY: &[FieldSchema<&str>] = &[FieldSchema::new("A", InType::BINARY)];
+    const fn class(types: &'static [EventTypeDescription]) -> ClassDescription {
+        ClassDescription::new(CLASS_GUID, "C", 0, types)
+    }
+    let t = |n: u8, name: &'static str, fields: &'static [FieldSchema<&'static str>]| {
+        EventTypeDescription::new(EventType(n), name, fields)
+    };
+    let leak = |types: Vec<EventTypeDescription>| -> &'static [EventTypeDescription] {
+        Box::leak(types.into_boxed_slice())
+    };
+    let check = |types: Vec<EventTypeDescription>| class(leak(types)).check();
+
+    assert_eq!(
+        check(vec![t(1, "Start", GOOD_FIELDS), t(2, "End", GOOD_FIELDS)]),
+        Ok(())
+    );
+    assert_eq!(
+        check(vec![t(1, "Start", DUP_FIELDS)]),
+        Err(DescriptionError::DuplicateField {
+            event_type: "Start",
+            field: "A"
+        })
+    );
+    assert_eq!(
+        check(vec![t(1, "Start", GOOD_FIELDS), t(1, "End", GOOD_FIELDS)]),
+        Err(DescriptionError::DuplicateEventType {
+            class: "C",
+            event_type: EventType(1)
+        })
+    );
+    assert_eq!(
+        check(vec![t(1, "Start", GOOD_FIELDS), t(2, "Start", GOOD_FIELDS)]),
+        Err(DescriptionError::DuplicateEventTypeName {
+            class: "C",
+            name: "Start"
+        })
+    );
+    assert_eq!(
+        check(vec![t(1, "Start", BAD_NAME)]),
+        Err(DescriptionError::BadName {
+            what: Named::Field,
+            name: "1st"
+        })
+    );
+    assert_eq!(
+        check(vec![t(1, "Sta rt", GOOD_FIELDS)]),
+        Err(DescriptionError::BadName {
+            what: Named::EventType,
+            name: "Sta rt"
+        })
+    );
+    for fields in [ARRAY, SID, OPEN_BINARY] {
+        assert!(matches!(
+            check(vec![t(1, "Start", fields)]),
+            Err(DescriptionError::UnsupportedField { field: "A", .. })
+        ));
+    }
+    assert_eq!(
+        ClassDescription::new(CLASS_GUID, "", 0, &[]).check(),
+        Err(DescriptionError::BadName {
+            what: Named::Class,
+            name: ""
+        })
+    );
+
+    // The provider: its name, its classes' GUIDs and names, and the TRACE_EVENT_INFO length.
+    let provider = |name: &'static str, classes: Vec<ClassDescription>| {
+        ProviderDescription::new(CLASS_GUID, name, Box::leak(classes.into_boxed_slice())).check()
+    };
+    let a = ClassDescription::new(CLASS_GUID, "A", 0, &[]);
+    let b_same_guid = ClassDescription::new(CLASS_GUID, "B", 0, &[]);
+    let a_other_guid = ClassDescription::new(Guid::NIL, "A", 0, &[]);
+    assert_eq!(
+        provider("P", vec![a, b_same_guid]),
+        Err(DescriptionError::DuplicateClassGuid {
+            class: "B",
+            guid: CLASS_GUID
+        })
+    );
+    assert_eq!(
+        provider("P", vec![a, a_other_guid]),
+        Err(DescriptionError::DuplicateClassName { name: "A" })
+    );
+    assert_eq!(
+        provider("My-Provider", vec![a]),
+        Err(DescriptionError::BadName {
+            what: Named::Provider,
+            name: "My-Provider"
+        })
+    );
+    // 112 + 24 + UTF-16 names: "P" 4, "A" 4, "Start" 12, "A" 4 = 160.
+    let small = ClassDescription::new(
+        CLASS_GUID,
+        "A",
+        0,
+        leak(vec![t(1, "Start", &GOOD_FIELDS[..1])]),
+    );
+    assert_eq!(small.event_info_len("P", &small.event_types()[0]), 160);
+    let long_name: &'static str = Box::leak("N".repeat(40_000).into_boxed_str());
+    let long = ClassDescription::new(
+        CLASS_GUID,
+        long_name,
+        0,
+        leak(vec![t(1, "Start", GOOD_FIELDS)]),
+    );
+    assert_eq!(long.check(), Ok(()));
+    assert_eq!(
+        provider("P", vec![long]),
+        Err(DescriptionError::TooLong {
+            event_type: "Start",
+            len: 112 + 48 + 4 + 80_002 + 12 + 4 + 4
+        })
+    );
+}
