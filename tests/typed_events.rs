@@ -555,3 +555,159 @@ fn description_mistakes_are_found() {
         })
     );
 }
+
+mod event_info {
+    //! The `TRACE_EVENT_INFO` built at compile time from the description, read back by the
+    //! crate's own `EventInfo` reader (the one that reads the `MetaData/EventInfo` events
+    //! Windows wrote into net.4.5.2.x64) to the same names and fields.
+
+    use super::*;
+    use etw_classic::describe::event_info_bytes;
+    use etw_classic::payload::{Count, DecodingSource, EventInfo, Utf16Name};
+
+    const FOUR_LEN: usize = TYPES.event_info_len(PROVIDER.name(), &Four::EVENT_TYPE);
+    const FOUR: [u8; FOUR_LEN] =
+        match event_info_bytes::<FOUR_LEN>(&PROVIDER, &TYPES, &Four::EVENT_TYPE) {
+            Some(bytes) => bytes,
+            None => panic!("no TRACE_EVENT_INFO"),
+        };
+    const INTS_LEN: usize = TYPES.event_info_len(PROVIDER.name(), &Ints::EVENT_TYPE);
+    const INTS: Option<[u8; INTS_LEN]> = event_info_bytes(&PROVIDER, &TYPES, &Ints::EVENT_TYPE);
+    const FLOATS_LEN: usize = TYPES.event_info_len(PROVIDER.name(), &Floats::EVENT_TYPE);
+    const FLOATS: Option<[u8; FLOATS_LEN]> =
+        event_info_bytes(&PROVIDER, &TYPES, &Floats::EVENT_TYPE);
+    const IDS_LEN: usize = TYPES.event_info_len(PROVIDER.name(), &Ids::EVENT_TYPE);
+    const IDS: Option<[u8; IDS_LEN]> = event_info_bytes(&PROVIDER, &TYPES, &Ids::EVENT_TYPE);
+    const STRINGS_LEN: usize = TYPES.event_info_len(PROVIDER.name(), &Strings::EVENT_TYPE);
+    const STRINGS: Option<[u8; STRINGS_LEN]> =
+        event_info_bytes(&PROVIDER, &TYPES, &Strings::EVENT_TYPE);
+    const BYTES_LEN: usize = TYPES.event_info_len(PROVIDER.name(), &Bytes::EVENT_TYPE);
+    const BYTES: Option<[u8; BYTES_LEN]> = event_info_bytes(&PROVIDER, &TYPES, &Bytes::EVENT_TYPE);
+
+    fn text(name: Option<Utf16Name<'_>>) -> Option<String> {
+        name.map(|name| name.chars().collect())
+    }
+
+    /// The reader's view of `bytes` matches `event_type` of `TYPES`.
+    fn read_back(bytes: &[u8], event_type: &EventTypeDescription) {
+        let info = EventInfo::parse(bytes).expect("the reader parses it");
+        assert_eq!(info.provider_guid, PROVIDER.guid());
+        assert_eq!(info.event_guid, CLASS_GUID);
+        assert_eq!(info.decoding_source, DecodingSource(1));
+        assert!(info.is_classic());
+        assert_eq!(
+            (
+                info.descriptor.id,
+                info.descriptor.version,
+                info.descriptor.opcode,
+                info.descriptor.task
+            ),
+            (0, 3, event_type.event_type().0, 0)
+        );
+        assert_eq!(
+            text(info.provider_name).as_deref(),
+            Some("TypedTestProvider")
+        );
+        assert_eq!(text(info.task_name).as_deref(), Some("TypedTest"));
+        assert_eq!(text(info.opcode_name).as_deref(), Some(event_type.name()));
+        assert_eq!(
+            (info.level_name, info.channel_name, info.event_message),
+            (None, None, None)
+        );
+        let mut out = [FieldSchema::new(Utf16Name::EMPTY, InType::NULL); 16];
+        let fields = info.collect_fields(&mut out).expect("the fields read back");
+        assert_eq!(fields.len(), event_type.fields().len());
+        for (read, described) in fields.iter().zip(event_type.fields()) {
+            assert_eq!(read.name.chars().collect::<String>(), described.name);
+            assert_eq!(
+                (read.in_type, read.out_type, read.count, read.length),
+                (
+                    described.in_type,
+                    described.out_type,
+                    described.count,
+                    described.length
+                ),
+                "field {}",
+                described.name
+            );
+            assert_eq!(read.count, Count::One);
+        }
+    }
+
+    #[test]
+    fn every_event_type_reads_back_to_its_description() {
+        read_back(&FOUR, &Four::EVENT_TYPE);
+        read_back(&INTS.expect("built"), &Ints::EVENT_TYPE);
+        read_back(&FLOATS.expect("built"), &Floats::EVENT_TYPE);
+        read_back(&IDS.expect("built"), &Ids::EVENT_TYPE);
+        read_back(&STRINGS.expect("built"), &Strings::EVENT_TYPE);
+        read_back(&BYTES.expect("built"), &Bytes::EVENT_TYPE);
+    }
+
+    #[test]
+    fn the_layout_of_tdh_h() {
+        // 112 fixed bytes, 4 × 24 of EVENT_PROPERTY_INFO, then the names in UTF-16LE:
+        // "TypedTestProvider" 36, "TypedTest" 20, "Four" 10, "Stage" 12, "Flags" 12,
+        // "Entry" 12, "Name" 10.
+        assert_eq!(FOUR.len(), 112 + 96 + 36 + 20 + 10 + 12 + 12 + 12 + 10);
+        let u32_at = |at: usize| u32::from_le_bytes(FOUR[at..at + 4].try_into().unwrap());
+        let u16_at = |at: usize| u16::from_le_bytes(FOUR[at..at + 2].try_into().unwrap());
+        assert_eq!(
+            FOUR[0..16],
+            Guid::from_fields(1, 2, 3, [4; 8]).to_bytes_le()
+        );
+        assert_eq!(FOUR[16..20], [0x30, 0x5a, 0x1d, 0x6b]); // Data1 of the class GUID
+        assert_eq!(
+            FOUR[32..48],
+            [0, 0, 3, 0, 0, 15, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+        );
+        assert_eq!(u32_at(48), 1); // DecodingSource: WMI MOF
+        assert_eq!((u32_at(52), u32_at(68), u32_at(72)), (208, 244, 264)); // names after 112 + 96
+        assert_eq!(
+            (u32_at(56), u32_at(60), u32_at(64), u32_at(76), u32_at(92)),
+            (0, 0, 0, 0, 0)
+        );
+        assert_eq!((u32_at(100), u32_at(104), u32_at(108)), (4, 4, 0));
+        assert_eq!(FOUR[208..212], [b'T', 0, b'y', 0]);
+        // Property 2, `Entry`: flags 0, its name at 298, POINTER (16), no out-type, count 1,
+        // length 0 (the event's pointer size gives it).
+        let entry = 112 + 2 * 24;
+        assert_eq!(
+            (
+                u32_at(entry),
+                u32_at(entry + 4),
+                u16_at(entry + 8),
+                u16_at(entry + 10)
+            ),
+            (0, 298, 16, 0)
+        );
+        assert_eq!((u16_at(entry + 16), u16_at(entry + 18)), (1, 0));
+        // Property 0, `Stage`: UINT32, length 4.
+        assert_eq!((u16_at(112 + 8), u16_at(112 + 18)), (8, 4));
+        // `Bytes`' one property: BINARY with PropertyParamFixedLength and length 6.
+        let bytes = BYTES.expect("built");
+        assert_eq!(
+            u32::from_le_bytes(bytes[112..116].try_into().unwrap()),
+            0x10
+        );
+        assert_eq!(u16::from_le_bytes(bytes[130..132].try_into().unwrap()), 6);
+    }
+
+    #[test]
+    fn a_wrong_length_or_version_builds_nothing() {
+        assert!(event_info_bytes::<10>(&PROVIDER, &TYPES, &Four::EVENT_TYPE).is_none());
+        assert!(
+            event_info_bytes::<{ FOUR_LEN + 2 }>(&PROVIDER, &TYPES, &Four::EVENT_TYPE).is_none()
+        );
+        // EVENT_DESCRIPTOR's Version is one byte; Class.Version two.
+        const WIDE: ClassDescription = ClassDescription::new(CLASS_GUID, "Wide", 256, &[]);
+        assert!(
+            event_info_bytes::<{ WIDE.event_info_len("TypedTestProvider", &Four::EVENT_TYPE) }>(
+                &PROVIDER,
+                &WIDE,
+                &Four::EVENT_TYPE
+            )
+            .is_none()
+        );
+    }
+}

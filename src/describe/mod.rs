@@ -20,6 +20,7 @@
 //! those names it.
 
 pub(crate) mod description;
+pub(crate) mod event_info;
 pub(crate) mod typed;
 pub(crate) mod value;
 
@@ -27,5 +28,6 @@ pub use description::{
     ClassDescription, DescriptionError, EventTypeDescription, Named, ProviderDescription,
     MAX_EVENT_DATA_LEN,
 };
+pub use event_info::event_info_bytes;
 pub use typed::{field, TypedError, TypedEvent};
 pub use value::{Counted, Counted16, FieldValue, FileTime, Pointer, Utf16, ValueErrorKind};
