@@ -524,6 +524,20 @@ fn description_mistakes_are_found() {
         provider("P", vec![a, a_other_guid]),
         Err(DescriptionError::DuplicateClassName { name: "A" })
     );
+    // EVENT_DESCRIPTOR.Version, which readers compare, is one byte.
+    let wide = ClassDescription::new(CLASS_GUID, "Wide", 256, &[]);
+    assert_eq!(
+        wide.check(),
+        Err(DescriptionError::VersionTooLarge {
+            class: "Wide",
+            version: 256
+        })
+    );
+    assert_eq!(provider("P", vec![wide]), wide.check());
+    assert_eq!(
+        ClassDescription::new(CLASS_GUID, "Top", 255, &[]).check(),
+        Ok(())
+    );
     assert_eq!(
         provider("My-Provider", vec![a]),
         Err(DescriptionError::BadName {
@@ -709,5 +723,201 @@ mod event_info {
             )
             .is_none()
         );
+    }
+
+    #[test]
+    fn the_run_time_writer_lays_out_the_same_bytes_and_says_why_it_writes_nothing() {
+        use etw_classic::describe::{EventInfoParts, EventInfoWriteError};
+        let parts = EventInfoParts::of(&PROVIDER, &TYPES, &Four::EVENT_TYPE);
+        assert_eq!(parts.byte_len(), FOUR_LEN);
+        // Into a buffer of other bytes, longer than the structure: the same bytes as the
+        // constant, the rest untouched.
+        let mut out = vec![0xEE; FOUR_LEN + 3];
+        assert_eq!(parts.write(&mut out), Ok(FOUR_LEN));
+        assert_eq!(&out[..FOUR_LEN], &FOUR[..]);
+        assert_eq!(&out[FOUR_LEN..], &[0xEE; 3]);
+
+        let mut short = vec![0; FOUR_LEN - 1];
+        assert_eq!(
+            parts.write(&mut short),
+            Err(EventInfoWriteError::TooShort {
+                needed: FOUR_LEN,
+                found: FOUR_LEN - 1
+            })
+        );
+        assert_eq!(short, vec![0; FOUR_LEN - 1]);
+        let version = EventInfoParts {
+            version: 256,
+            ..parts
+        };
+        assert_eq!(
+            version.write(&mut out),
+            Err(EventInfoWriteError::Version(256))
+        );
+        let accented = EventInfoParts {
+            class_name: "Étape",
+            ..parts
+        };
+        let mut long = vec![0; accented.byte_len()];
+        assert_eq!(
+            accented.write(&mut long),
+            Err(EventInfoWriteError::NotAscii(1))
+        );
+        let array = [
+            FieldSchema::new("Ok", InType::UINT32),
+            FieldSchema::new("Many", InType::UINT32).with_count(Count::Fixed(2)),
+        ];
+        let arrays = EventInfoParts {
+            fields: &array,
+            ..parts
+        };
+        let mut long = vec![0; arrays.byte_len()];
+        assert_eq!(
+            arrays.write(&mut long),
+            Err(EventInfoWriteError::UnsupportedField(1))
+        );
+    }
+
+    #[test]
+    fn the_session_writes_each_description_as_a_metadata_event_info_event() {
+        use etw_classic::describe::trace_event_infos;
+        use etw_classic::payload::{EVENT_INFO_TYPE, METADATA_GUID};
+        const DESCRIPTIONS: [&[u8]; 2] = [
+            etw_classic::event_info!(PROVIDER, Four<'static>),
+            etw_classic::event_info!(PROVIDER, Bytes),
+        ];
+        assert_eq!(DESCRIPTIONS[0], &FOUR[..]);
+        assert_eq!(DESCRIPTIONS[1], &BYTES.unwrap()[..]);
+        for bitness in [Bitness::Bits32, Bitness::Bits64] {
+            let mut session = Session::<2048, 2>::new(1, Level::CRITICAL);
+            let provider = Provider::<1>::new(bitness);
+            let mut context = SteppingContext::default();
+            let written =
+                trace_event_infos(&provider, &mut session, &DESCRIPTIONS, &mut context).unwrap();
+            assert_eq!(written, 2);
+            assert!(session.flush(0));
+            let buffer = session.oldest_full().unwrap();
+            let buffer = TraceBuffer::parse(buffer).unwrap();
+            let mut seen = Vec::new();
+            for event in buffer.classic_events(bitness) {
+                let event = event.unwrap();
+                let header = event.event_trace.header();
+                assert_eq!(header.header_type, HeaderType::full_header(bitness));
+                assert_eq!(header.guid.guid(), METADATA_GUID);
+                // What net.4.5.2.x64's MetaData/EventInfo events carry (buffer 18, offset
+                // 51000): type 32, level 0, version 0.
+                assert_eq!(
+                    (
+                        header.class.event_type.0,
+                        header.class.level.0,
+                        header.class.version
+                    ),
+                    (EVENT_INFO_TYPE, 0, 0)
+                );
+                seen.push(event.data.to_vec());
+            }
+            assert_eq!(seen, [DESCRIPTIONS[0].to_vec(), DESCRIPTIONS[1].to_vec()]);
+        }
+        // A session that is off takes none.
+        let mut off = Session::<2048, 2>::new(1, Level::NONE);
+        let provider = Provider::<1>::new(Bitness::Bits32);
+        let written = trace_event_infos(
+            &provider,
+            &mut off,
+            &DESCRIPTIONS,
+            &mut SteppingContext::default(),
+        );
+        assert_eq!(written, Ok(0));
+    }
+}
+
+mod mof {
+    //! The `.mof` written from a description, against the text Microsoft's "Publishing Your
+    //! Event Schema for a Classic Provider" and "Event Tracing MOF Qualifiers" give for the
+    //! same declarations, written out by hand.
+
+    use super::*;
+    use etw_classic::describe::mof::{write_event_type_class, MofWriteError};
+    use etw_classic::describe::write_mof;
+
+    etw_classic::event_class! {
+        pub const SMALL = (Guid::from_fields(0x11, 0x22, 0x33, [0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb]), "Small", version 2);
+        pub struct SmallStart<'a> = (1, "Start") {
+            pub stage: u32 => "Stage",
+            pub entry: Pointer => "Entry",
+            pub name: &'a str => "Name",
+            pub wide: Utf16<'a> => "Wide",
+        }
+        pub struct SmallMixed<'a> = (7, "Mixed") {
+            pub id: Guid => "Id",
+            pub at: FileTime => "At",
+            pub ok: bool => "Ok",
+            pub ratio: f64 => "Ratio",
+            pub counted: Counted<'a> => "Counted",
+            pub counted_wide: Counted16<'a> => "CountedWide",
+            pub mac: [u8; 6] => "Mac",
+            pub delta: i16 => "Delta",
+        }
+    }
+    const SMALL_PROVIDER: ProviderDescription = ProviderDescription::new(
+        Guid::from_fields(0x0102_0304, 0x0506, 0x0708, [9, 10, 11, 12, 13, 14, 15, 16]),
+        "SmallProvider",
+        &[SMALL],
+    );
+
+    const EXPECTED: &str = r#"#pragma namespace("\\\\.\\root\\wmi")
+
+[dynamic: ToInstance, DisplayName("SmallProvider"), Guid("{01020304-0506-0708-090a-0b0c0d0e0f10}")]
+class SmallProvider : EventTrace
+{
+};
+
+[dynamic: ToInstance, DisplayName("Small"), Guid("{00000011-0022-0033-4455-66778899aabb}"), EventVersion(2)]
+class Small : SmallProvider
+{
+};
+
+[dynamic: ToInstance, EventType(1), EventTypeName("Start")]
+class Small_Start : Small
+{
+    [WmiDataId(1), read] uint32 Stage;
+    [WmiDataId(2), read, pointer] uint32 Entry;
+    [WmiDataId(3), read, StringTermination("NullTerminated")] string Name;
+    [WmiDataId(4), read, StringTermination("NullTerminated"), format("w")] string Wide;
+};
+
+[dynamic: ToInstance, EventType(7), EventTypeName("Mixed")]
+class Small_Mixed : Small
+{
+    [WmiDataId(1), read, extension("Guid")] object Id;
+    [WmiDataId(2), read] datetime At;
+    [WmiDataId(3), read] boolean Ok;
+    [WmiDataId(4), read] real64 Ratio;
+    [WmiDataId(5), read, StringTermination("Counted")] string Counted;
+    [WmiDataId(6), read, StringTermination("Counted"), format("w")] string CountedWide;
+    [WmiDataId(7), read] uint8 Mac[6];
+    [WmiDataId(8), read] sint16 Delta;
+};
+"#;
+
+    #[test]
+    fn the_mof_of_a_description() {
+        let mut text = String::new();
+        write_mof(&SMALL_PROVIDER, &mut text).unwrap();
+        assert_eq!(text, EXPECTED);
+    }
+
+    #[test]
+    fn a_field_a_mof_cannot_declare_writes_nothing() {
+        let fields = [
+            FieldSchema::new("Ok", InType::UINT32),
+            FieldSchema::new("Sid", InType::WBEM_SID),
+        ];
+        let mut text = String::new();
+        assert_eq!(
+            write_event_type_class(&mut text, "Small", EventType(3), "Bad", &fields),
+            Err(MofWriteError::UnsupportedField(1))
+        );
+        assert_eq!(text, "");
     }
 }

@@ -2,17 +2,11 @@
 //! the names, numbers and the fields of each event type as the [`FieldSchema`] slices the
 //! decoder reads events with.
 
+use crate::describe::event_info::EventInfoParts;
 use crate::payload::schema::{Count, FieldSchema, Length};
 use crate::payload::types::InType;
 use crate::wire::codes::EventType;
 use crate::wire::guid::Guid;
-
-/// Bytes of `TRACE_EVENT_INFO` before its `EventPropertyInfoArray`, and of one
-/// `EVENT_PROPERTY_INFO` (tdh.h; `payload::TRACE_EVENT_INFO_LEN` and
-/// `payload::EVENT_PROPERTY_INFO_LEN`, repeated so that this module names nothing of the
-/// reader's).
-const EVENT_INFO_FIXED_LEN: usize = 112;
-const PROPERTY_INFO_LEN: usize = 24;
 
 /// The most bytes of data a classic event can carry: its `Size` is a `u16` and counts the
 /// 0x30-byte `EVENT_TRACE_HEADER` ("Size: total number of bytes of the event, including the
@@ -153,6 +147,11 @@ impl ClassDescription {
     ///   UTF-16 strings NUL-terminated (`ANSI_STRING`, `UNICODE_STRING`) or counted
     ///   (`COUNTED_ANSI_STRING`, `COUNTED_STRING`), and `BINARY` of a fixed non-zero length;
     ///   one value each, no structure, no map;
+    /// - the version is at most 255: `Class.Version` is two bytes in the header, but a
+    ///   reader sees a classic event through an `EVENT_RECORD`, whose
+    ///   `EventDescriptor.Version` is one byte (evntprov.h), and the `TRACE_EVENT_INFO` that
+    ///   describes it has the same one-byte `Version`; TraceEvent and samply compare versions
+    ///   there.
     ///
     /// [`ProviderDescription::check`] checks its classes so, and that each event type's
     /// description fits an event.
@@ -164,6 +163,12 @@ impl ClassDescription {
             return Err(DescriptionError::BadName {
                 what: Named::Class,
                 name: self.name,
+            });
+        }
+        if self.version > 0xFF {
+            return Err(DescriptionError::VersionTooLarge {
+                class: self.name,
+                version: self.version,
             });
         }
         let mut at = 0;
@@ -226,17 +231,17 @@ impl ClassDescription {
         provider_name: &str,
         event_type: &EventTypeDescription,
     ) -> usize {
-        let mut len = EVENT_INFO_FIXED_LEN
-            .saturating_add(PROPERTY_INFO_LEN.saturating_mul(event_type.fields.len()))
-            .saturating_add(utf16_len(provider_name))
-            .saturating_add(utf16_len(self.name))
-            .saturating_add(utf16_len(event_type.name));
-        let mut at = 0;
-        while let Some((field, _)) = split_at_const(event_type.fields, at) {
-            len = len.saturating_add(utf16_len(field.name));
-            at = at.saturating_add(1);
+        EventInfoParts {
+            provider_guid: Guid::NIL,
+            provider_name,
+            class_guid: self.guid,
+            class_name: self.name,
+            version: self.version,
+            event_type: event_type.event_type,
+            event_type_name: event_type.name,
+            fields: event_type.fields,
         }
-        len
+        .byte_len()
     }
 }
 
@@ -387,6 +392,14 @@ pub enum DescriptionError {
         /// The GUID.
         guid: Guid,
     },
+    /// A class's version above 255, which the one-byte `Version` of an `EVENT_DESCRIPTOR`
+    /// cannot hold.
+    VersionTooLarge {
+        /// The class.
+        class: &'static str,
+        /// Its version.
+        version: u16,
+    },
     /// Two classes of a provider with one name.
     DuplicateClassName {
         /// The name.
@@ -441,6 +454,9 @@ impl DescriptionError {
             }
             Self::DuplicateClassGuid { .. } => "two classes of the provider have one GUID",
             Self::DuplicateClassName { .. } => "two classes of the provider have one name",
+            Self::VersionTooLarge { .. } => {
+                "a class's version is above 255, more than an EVENT_DESCRIPTOR's one-byte Version holds"
+            }
             Self::DuplicateEventType { .. } => "two event types of a class have one number",
             Self::DuplicateEventTypeName { .. } => "two event types of a class have one name",
             Self::DuplicateField { .. } => "two fields of an event type have one name",
@@ -473,6 +489,10 @@ impl core::fmt::Display for DescriptionError {
                 write!(f, "class {class} has the GUID {guid} of an earlier class")
             }
             Self::DuplicateClassName { name } => write!(f, "two classes are named {name}"),
+            Self::VersionTooLarge { class, version } => write!(
+                f,
+                "class {class}: version {version} is above 255, the most an EVENT_DESCRIPTOR's one-byte Version holds"
+            ),
             Self::DuplicateEventType { class, event_type } => write!(
                 f,
                 "class {class}: two event types are numbered {}",
@@ -535,7 +555,7 @@ const fn check_fields(event_type: &EventTypeDescription) -> Result<(), Descripti
 }
 
 /// Whether a typed payload writes `field` (see [`ClassDescription::check`]).
-const fn is_supported(field: &FieldSchema<&'static str>) -> bool {
+pub(crate) const fn is_supported(field: &FieldSchema<&str>) -> bool {
     let plain = matches!(field.count, Count::One) && field.members == 0 && field.map.is_none();
     let length_ok = match field.in_type {
         InType::BINARY => matches!(field.length, Length::Fixed(1..)),
@@ -564,7 +584,7 @@ const fn is_supported(field: &FieldSchema<&'static str>) -> bool {
 
 /// The element at `at` of `items` and the elements after it, as `split_first` of
 /// `items[at..]` gives them; `None` past the end. (`get` and ranges are not `const`.)
-const fn split_at_const<T>(items: &[T], at: usize) -> Option<(&T, &[T])> {
+pub(crate) const fn split_at_const<T>(items: &[T], at: usize) -> Option<(&T, &[T])> {
     let mut rest = items;
     let mut skip = at;
     loop {
@@ -582,7 +602,7 @@ const fn split_at_const<T>(items: &[T], at: usize) -> Option<(&T, &[T])> {
 }
 
 /// Whether `name` is a MOF identifier: an ASCII letter or `_`, then letters, digits or `_`.
-const fn is_identifier(name: &str) -> bool {
+pub(crate) const fn is_identifier(name: &str) -> bool {
     let mut rest = name.as_bytes();
     let mut first = true;
     if rest.is_empty() {
@@ -597,12 +617,6 @@ const fn is_identifier(name: &str) -> bool {
         rest = after;
     }
     true
-}
-
-/// Bytes of `name` as NUL-terminated UTF-16LE, for an ASCII name: two a character and two
-/// for the NUL.
-const fn utf16_len(name: &str) -> usize {
-    name.len().saturating_add(1).saturating_mul(2)
 }
 
 const fn str_eq(a: &str, b: &str) -> bool {

@@ -21,6 +21,8 @@
 
 pub(crate) mod description;
 pub(crate) mod event_info;
+pub(crate) mod in_band;
+pub mod mof;
 pub(crate) mod typed;
 pub(crate) mod value;
 
@@ -28,6 +30,8 @@ pub use description::{
     ClassDescription, DescriptionError, EventTypeDescription, Named, ProviderDescription,
     MAX_EVENT_DATA_LEN,
 };
-pub use event_info::event_info_bytes;
+pub use event_info::{event_info_bytes, EventInfoParts, EventInfoWriteError};
+pub use in_band::{trace_event_info, trace_event_infos};
+pub use mof::write_mof;
 pub use typed::{field, TypedError, TypedEvent};
 pub use value::{Counted, Counted16, FieldValue, FileTime, Pointer, Utf16, ValueErrorKind};

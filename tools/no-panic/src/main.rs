@@ -318,6 +318,60 @@ fn typed_events(input: &[u8], bitness: Bitness) {
         counted_wide: Counted16(text),
     };
     let _ = black_box(strings.trace(&provider, &mut session, Level::ERROR, &mut context));
+    // The descriptions: the input's bytes as a TRACE_EVENT_INFO written in-band, the run-time
+    // layout of one into the output, and the .mof of the class into a bounded writer.
+    let _ = black_box(etw_classic::describe::trace_event_infos(
+        &provider,
+        &mut session,
+        &[input],
+        &mut context,
+    ));
+    let fields = [etw_classic::payload::FieldSchema::new(
+        text,
+        etw_classic::payload::InType::UINT32,
+    )];
+    let parts = etw_classic::describe::EventInfoParts {
+        provider_guid: Guid::NIL,
+        provider_name: text,
+        class_guid: Guid::NIL,
+        class_name: text,
+        version: u16::from(black_box(1u8)),
+        event_type: etw_classic::EventType(black_box(1)),
+        event_type_name: text,
+        fields: &fields,
+    };
+    let mut out = [0u8; 512];
+    let _ = black_box(parts.write(black_box(&mut out)));
+    let provider_description =
+        etw_classic::describe::ProviderDescription::new(Guid::NIL, "P", &[TYPED]);
+    let mut mof = Bounded { len: 0 };
+    let _ = black_box(etw_classic::describe::write_mof(
+        &provider_description,
+        &mut mof,
+    ));
+    let _ = black_box(etw_classic::describe::mof::write_event_type_class(
+        &mut mof,
+        text,
+        etw_classic::EventType(black_box(3)),
+        text,
+        &fields,
+    ));
+}
+
+/// A `core::fmt::Write` that counts up to 4 KiB and then fails.
+struct Bounded {
+    len: usize,
+}
+
+impl core::fmt::Write for Bounded {
+    fn write_str(&mut self, text: &str) -> core::fmt::Result {
+        self.len = self.len.saturating_add(text.len());
+        if self.len > 4096 {
+            return Err(core::fmt::Error);
+        }
+        black_box(text);
+        Ok(())
+    }
 }
 
 /// The provider's checks and the session's buffer writer, on headers and data from the input,
