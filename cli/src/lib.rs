@@ -14,6 +14,7 @@ pub mod fields;
 mod filter;
 pub mod formats;
 pub mod meaning;
+pub mod mof;
 mod progress;
 pub mod schemas;
 pub mod time_ordered;
