@@ -140,6 +140,8 @@ pub mod wire;
 pub mod payload;
 pub mod read;
 pub mod write;
+// Above `write` and `payload`: it uses both.
+pub mod describe;
 
 pub use read::{lznt1, plain_lz77, xpress_huffman};
 pub use read::{

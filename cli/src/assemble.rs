@@ -143,6 +143,11 @@ pub struct Args {
     /// The log file's name written after it (default: OUT.etl as given)
     #[arg(long, value_name = "NAME")]
     log_file_name: Option<String>,
+    /// A .mof describing the trace's classic events: one MetaData/EventInfo event per event
+    /// type is written, in trace buffers before the dump's, so that readers name the events'
+    /// fields from the .etl file alone
+    #[arg(long, value_name = "FILE.mof")]
+    pub describe: Option<PathBuf>,
 }
 
 impl Args {
@@ -165,6 +170,7 @@ impl Args {
             buffers_lost: None,
             logger_name: String::new(),
             log_file_name: None,
+            describe: None,
         }
     }
 
@@ -1061,6 +1067,14 @@ pub fn assemble<W: Write + Seek>(
     if let Some(problem) = args.clock_problem() {
         return Err(problem);
     }
+    // The descriptions' TRACE_EVENT_INFO, laid out by the library as on a target.
+    let descriptions = match &args.describe {
+        Some(path) => crate::mof::from_mof(path)?
+            .iter()
+            .map(crate::mof::Described::event_info)
+            .collect::<Result<Vec<_>, _>>()?,
+        None => Vec::new(),
+    };
     let io_error = |error: std::io::Error| format!("cannot read {dump_name}: {error}");
     if dump.len == 0 {
         return Err(format!("{dump_name}: the dump is empty: no trace buffer"));
@@ -1295,11 +1309,30 @@ pub fn assemble<W: Write + Seek>(
              {error}{names}"
         ));
     }
+    let described = description_buffers(
+        &descriptions,
+        buffer_size,
+        bitness,
+        earliest_raw,
+        logger_id,
+        (lowest, highest),
+    )
+    .map_err(|error| {
+        format!(
+            "{}: {error}",
+            args.describe.as_deref().unwrap_or(Path::new("")).display()
+        )
+    })?;
     let output_name = args.output.display().to_string();
     let cannot_write = |error: String| format!("cannot write {output_name}: {error}");
     let out = create().map_err(|error| cannot_write(error.to_string()))?;
     let mut writer =
         EtlWriter::new(out, header).map_err(|error| cannot_write(error.to_string()))?;
+    for buffer in &described {
+        writer
+            .write_buffer(buffer)
+            .map_err(|error| cannot_write(error.to_string()))?;
+    }
     for &(offset, _) in kept.values() {
         let bytes = dump.bytes(offset, buffer_size as usize).map_err(io_error)?;
         writer
@@ -1316,13 +1349,22 @@ pub fn assemble<W: Write + Seek>(
         ClockType::QUERY_PERFORMANCE_COUNTER => format!("QPC at {} Hz", header.perf_freq),
         _ => format!("CPU cycles at {} MHz", header.cpu_speed_in_mhz),
     };
+    let descriptions_note = if described.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " ({} of them the descriptions of {} event types)",
+            described.len(),
+            descriptions.len()
+        )
+    };
     let summary = format!(
         "{output_name}: {} buffers of {buffer_size} bytes: the logfile header's and {written} \
-         trace buffers (SequenceNumber {lowest} to {highest}) holding {} events; pointer size \
+         trace buffers{descriptions_note} (SequenceNumber {lowest} to {highest}) holding {} events; pointer size \
          {} ({bitness_source}); clock {clock_name}; start {}, end {}; {} events lost, {} \
          buffers lost",
         written + 1,
-        summary.events,
+        summary.events + descriptions.len() as u64,
         bitness.pointer_len(),
         UtcDateTime::from_filetime(header.start_time),
         UtcDateTime::from_filetime(header.end_time),
@@ -1330,6 +1372,110 @@ pub fn assemble<W: Write + Seek>(
         header.buffers_lost,
     );
     Ok((out, summary))
+}
+
+/// The trace buffers that hold one `MetaData/EventInfo` event per description in `infos`
+/// (`etwc assemble --describe`), as a session writes them: a `FULL_HEADER32`/`FULL_HEADER64`
+/// header by `bitness`, `Guid` `MetaData` (`bbccf6c1-…`), `Class` type 32, level 0, version
+/// 0 (what Windows writes into merged traces, and what TraceEvent and samply look the event up
+/// by), `TimeStamp` `timestamp` (the dump's earliest, so that readers in time order have them
+/// first), thread and process 0, the bytes as data, each event at an 8-byte boundary; as many
+/// in a buffer as fit, the rest of it 0xFF. The buffers are processor 0's, of `logger_id`,
+/// stamped `timestamp`; their `SequenceNumber`s come just before the dump's lowest when
+/// there is room above 0, else just after its highest (`lowest_highest`).
+fn description_buffers(
+    infos: &[Vec<u8>],
+    buffer_size: u32,
+    bitness: Bitness,
+    timestamp: i64,
+    logger_id: u16,
+    (lowest, highest): (i64, i64),
+) -> Result<Vec<Vec<u8>>, String> {
+    use etw_classic::payload::{EVENT_INFO_TYPE, METADATA_GUID};
+    use etw_classic::wire::{BufferContext, GuidOrPtr, MarkerFlags, TimesOrFlags};
+    use etw_classic::{Class, EventTraceHeader, EventType, HeaderType, Level};
+
+    const ALIGNMENT: usize = 8;
+    let size = buffer_size as usize;
+    let mut buffers: Vec<Vec<u8>> = Vec::new();
+    let mut used = size; // no buffer yet
+                         // Where the events of each buffer end.
+    let mut ends: Vec<usize> = Vec::new();
+    for (index, info) in infos.iter().enumerate() {
+        let event_len = EventTraceHeader::LEN + info.len();
+        let room = size - WmiBufferHeader::LEN;
+        let Ok(event_size) = u16::try_from(event_len).map_err(|_| ()).and_then(|len| {
+            if event_len <= room {
+                Ok(len)
+            } else {
+                Err(())
+            }
+        }) else {
+            return Err(format!(
+                "the description of event type {} takes {event_len} bytes as an event, more \
+                 than the {room} a buffer of BufferSize {buffer_size} holds after its header",
+                index + 1
+            ));
+        };
+        if used + event_len > size {
+            buffers.push(vec![0xFF; size]);
+            used = WmiBufferHeader::LEN;
+            ends.push(used);
+        }
+        let Some(buffer) = buffers.last_mut() else {
+            break;
+        };
+        let header = EventTraceHeader {
+            size: event_size,
+            header_type: HeaderType::full_header(bitness),
+            marker_flags: MarkerFlags::EVENT_TRACE_HEADER,
+            class: Class::new(EventType(EVENT_INFO_TYPE), Level::NONE, 0),
+            thread_id: 0,
+            process_id: 0,
+            timestamp,
+            guid: GuidOrPtr::from_guid(METADATA_GUID),
+            times: TimesOrFlags::from_times(0, 0),
+        };
+        let rest = header
+            .emit(&mut buffer[used..])
+            .map_err(|error| error.to_string())?;
+        rest[..info.len()].copy_from_slice(info);
+        let end = (used + event_len).next_multiple_of(ALIGNMENT).min(size);
+        buffer[used + event_len..end].fill(0);
+        used = end;
+        if let Some(last) = ends.last_mut() {
+            *last = used;
+        }
+    }
+    // The headers, once the buffers are counted: their offsets are where their events end.
+    let count = buffers.len() as i64;
+    let first = if lowest >= count {
+        lowest - count
+    } else {
+        highest + 1
+    };
+    for ((buffer, end), sequence_number) in buffers.iter_mut().zip(ends).zip(first..) {
+        let end = u32::try_from(end).unwrap_or(buffer_size);
+        let buffer_header = WmiBufferHeader {
+            buffer_size,
+            saved_offset: end,
+            current_offset: end,
+            reference_count: 0,
+            timestamp,
+            sequence_number,
+            clock_or_link: 0,
+            client_context: BufferContext::new(0, ALIGNMENT as u8, logger_id),
+            state: 3,
+            offset: end,
+            buffer_flag: BufferFlags::NORMAL,
+            buffer_type: BufferType::GENERIC,
+            reference_time: [0; 16],
+        };
+        buffer_header
+            .emit(buffer)
+            .map_err(|error| error.to_string())?;
+    }
+    Ok(buffers)
 }
 
 fn emit_notes(notes: &Notes, note: &mut dyn FnMut(&str)) {

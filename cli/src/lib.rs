@@ -15,6 +15,7 @@ pub mod etl_args;
 pub mod fields;
 mod filter;
 pub mod formats;
+pub mod mof;
 mod progress;
 pub mod schemas;
 pub mod time_ordered;

@@ -7,7 +7,8 @@
 //!     [--provider GUID|kernel:GROUP|NAME] [--event NAME] [--process NAME] [--kind KIND] [--pid N] [--tid N]
 //!     [--from TIME] [--to TIME] [--limit N] [--manifest PATH]... [--mof PATH]...
 //! etwc schemas <FILE> [--manifest PATH]... [--mof PATH]... [--json]
-//! etwc assemble <DUMP> -o <OUT.etl> [options]
+//! etwc assemble <DUMP> -o <OUT.etl> [options] [--describe FILE.mof]
+//! etwc mof <FILE>
 //! ```
 //! LAYOUT is one of trace-header, instance-header, instance-guid-header, event-trace32,
 //! event-trace64, instance-info32, instance-info64, mof-field, system-header, logfile-header32,
@@ -22,7 +23,7 @@ use etw_classic::{
     HeaderType, Level, MarkerFlags, SystemTraceHeader, WnodeFlags,
 };
 use etw_classic_cli::fields::CliLayout;
-use etw_classic_cli::{assemble, etl, etl_args, fields, output_error, schemas, OUTPUT_CLOSED};
+use etw_classic_cli::{assemble, etl, etl_args, fields, mof, output_error, schemas, OUTPUT_CLOSED};
 use serde_json::{Map, Value};
 
 #[derive(Parser)]
@@ -77,6 +78,9 @@ enum Command {
     /// stream, concatenated buffers): found, ordered by SequenceNumber, given a logfile header
     #[command(after_long_help = assemble::AFTER_HELP)]
     Assemble(assemble::Args),
+    /// Print the .mof (Managed Object Format) of the classic event types an .etl file
+    /// describes in its MetaData/EventInfo events, for mofcomp and for --mof
+    Mof(mof::Args),
 }
 
 /// What `etwc decode --help` prints after the options.
@@ -182,6 +186,7 @@ fn run(cli: Cli) -> Result<(), String> {
         }
         Command::Schemas(args) => schemas::run(&args),
         Command::Assemble(args) => assemble::run(&args),
+        Command::Mof(args) => mof::run(&args),
         Command::Encode { layout, json } => {
             let text = match open_input(&json)? {
                 Some((name, source)) => {

@@ -37,13 +37,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let summary = boot_trace(mode, &mut file, &mut CalledDirectly)
             .map_err(|error| format!("{error:?}"))?;
         std::fs::write(out.join(mode.file_name()), &file.0)?;
+        // The kinds etwc counts: those with events.
+        let kinds: Vec<String> = [
+            ("FULL_HEADER32", summary.plain_events),
+            ("INSTANCE32", summary.instance_events),
+            ("SYSTEM32", 1),
+        ]
+        .iter()
+        .filter(|(_, count)| *count > 0)
+        .map(|(kind, count)| format!("\"{kind}\": {count}"))
+        .collect();
         println!(
-            "{{\"file\": \"{}\", \"buffers\": {}, \"events\": {}, \"kinds\": {{\"FULL_HEADER32\": {}, \"INSTANCE32\": {}, \"SYSTEM32\": 1}}, \"lost\": {}, \"overwritten\": {}, \"filtered_out\": {}, \"too_large\": {}, \"interrupt_events\": {}}}",
+            "{{\"file\": \"{}\", \"buffers\": {}, \"events\": {}, \"kinds\": {{{}}}, \"lost\": {}, \"overwritten\": {}, \"filtered_out\": {}, \"too_large\": {}, \"interrupt_events\": {}}}",
             mode.file_name(),
             summary.buffers + 1,
             summary.instance_events + summary.plain_events + 1,
-            summary.plain_events,
-            summary.instance_events,
+            kinds.join(", "),
             summary.lost,
             summary.overwritten,
             summary.filtered_out,

@@ -2,7 +2,8 @@
 # Runs the boot trace firmware on a Cortex-M0, M3 and M4 (src/bin/boot.rs) and on a big-endian
 # Cortex-R5 (src/bin/boot-r5.rs, BE8) under qemu-system-arm, and checks that each .etl file it
 # writes through semihosting is byte-identical to the one the host build of the same trace
-# writes, and that etwc reads it back with every event. The firmware also dumps each mode's raw
+# writes, and that etwc reads it back with every event; described.etl's typed events, with
+# their provider, event and field names and values from its in-band descriptions. The firmware also dumps each mode's raw
 # trace buffers (`<mode>.buffers`, a torn copy of the last one at the end): `etwc assemble`
 # must make an .etl file of them that dissect.etl reads with every event, the firmware's own
 # events, and told the header's members, the firmware's file byte for byte
@@ -44,6 +45,32 @@ target/release/examples/boot_etl "$out/host" >"$out/expected.jsonl"
 # The big-endian lane: nightly builds core for armebv7r-none-eabi, the image is linked BE8 and
 # loaded raw at 0 on QEMU's empty machine, where the Cortex-R5 starts.
 lanes="$lanes armebv7r-none-eabi:none"
+
+# What etwc must show of described.etl (firmware/src/lib.rs, Mode::Described): the three
+# descriptions, then per stage a Start, a Checkpoint per step and an End, every field named.
+described_check='
+import json, sys
+events = [json.loads(line) for line in sys.stdin]
+boot = [e for e in events if e.get("provider_name") == "Boot"]
+names = [e["event_name"] for e in boot]
+expected = []
+for steps in (2, 3, 1, 2):
+    expected += ["Stage/Start"] + ["Stage/Checkpoint"] * steps + ["Stage/End"]
+if names != expected:
+    sys.exit(f"typed events named {names}, expected {expected}")
+first = boot[0]["fields"]
+if first != {"Stage": 1, "Steps": 2, "Entry": "0x08001000", "Name": "clocks"}:
+    sys.exit(f"the first Stage/Start has {first}")
+fields = {"Stage/Start": ["Stage", "Steps", "Entry", "Name"], "Stage/Checkpoint": ["Ok", "Image", "At", "Hash"], "Stage/End": ["Stage", "Status"]}
+for e in boot:
+    name, keys = e["event_name"], list(e["fields"])
+    if keys != fields[name]:
+        sys.exit(f"{name} has the fields {keys}")
+infos = sum(e.get("event_name") == "MetaData/EventInfo" for e in events)
+if infos != 3:
+    sys.exit(f"{infos} MetaData/EventInfo events, expected 3")
+print(f"  {len(boot)} typed events named from the trace alone: {dict((n, names.count(n)) for n in fields)}")
+'
 
 failed=0
 for lane in $lanes; do
@@ -96,6 +123,14 @@ PY
             continue
         fi
         echo "$target on $board: $file identical to the host's, read back: $summary"
+        if [ "$file" = described.etl ]; then
+            # The typed events, named from the trace's own MetaData/EventInfo events alone.
+            if ! "$etwc" etl "$out/$machine/$file" --json | python3 -c "$described_check"; then
+                echo "$target on $board: $file's typed events do not read back with names and values" >&2
+                failed=1
+                continue
+            fi
+        fi
         dump=${file%.etl}.buffers
         # Every note and header difference on the first lane, one line on the others.
         brief=--brief

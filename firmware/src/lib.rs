@@ -11,7 +11,11 @@
 //! - a session of [`BUFFER_COUNT`] buffers of [`BUFFER_SIZE`] bytes, driven by a clock that
 //!   steps 1 ms per reading ([`SteppingContext`]), so the bytes do not depend on the machine;
 //! - in [`Mode::Interrupts`], timer ticks traced by an interrupt handler ([`on_interrupt`])
-//!   into the same session, a [`SharedSession`] in a `static`, between the thread's events.
+//!   into the same session, a [`SharedSession`] in a `static`, between the thread's events;
+//! - in [`Mode::Described`], typed events of the [`STAGE_EVENTS`] class instead, preceded by
+//!   one `MetaData/EventInfo` event per event type ([`DESCRIPTIONS`], constant bytes in
+//!   flash), so that a reader names their provider, event types and fields from the trace
+//!   alone.
 //!
 //! The file goes to an [`EtlSink`]: trace buffers at `BUFFER_SIZE` × (1 + index), then, once
 //! the counts are known, the logfile header's buffer at offset 0, as Windows rewrites the
@@ -24,6 +28,7 @@ use core::cell::Cell;
 
 use critical_section::Mutex;
 use etw_classic::{
+    describe::{trace_event_info, FileTime, Pointer, ProviderDescription, TypedError, TypedEvent},
     wire::{VersionDetail, WmiBufferHeader},
     write::{SessionStats, SharedSession, TraceContext, WhenFull},
     Bitness, Class, ClockType, CodecError, EtlHeader, EventData, EventInstanceHeader,
@@ -61,6 +66,62 @@ pub const THREAD_ID: u32 = 1;
 /// thread.
 pub const INTERRUPT_THREAD_ID: u32 = 0;
 
+/// The provider of the typed events ([`Mode::Described`]).
+pub const BOOT_PROVIDER_GUID: Guid = class_guid(6);
+
+etw_classic::event_class! {
+    /// The boot's stages as typed events ([`Mode::Described`]): the class the trace describes
+    /// in-band.
+    pub const STAGE_EVENTS = (class_guid(7), "Stage", version 1);
+    /// A stage starts: its number, how many steps it has, its entry point and its name.
+    pub struct StageStart<'a> = (1, "Start") {
+        /// The stage's number, from 1.
+        pub stage: u32 => "Stage",
+        /// Its steps.
+        pub steps: u16 => "Steps",
+        /// Its entry point.
+        pub entry: Pointer => "Entry",
+        /// Its name.
+        pub name: &'a str => "Name",
+    }
+    /// A step of a stage is done.
+    pub struct StageCheckpoint = (8, "Checkpoint") {
+        /// Whether the step succeeded.
+        pub ok: bool => "Ok",
+        /// The image the step checked.
+        pub image: Guid => "Image",
+        /// When, as a FILETIME.
+        pub at: FileTime => "At",
+        /// The first bytes of the image's hash.
+        pub hash: [u8; 4] => "Hash",
+    }
+    /// A stage ends: its number and its status.
+    pub struct StageEnd = (2, "End") {
+        /// The stage's number.
+        pub stage: u32 => "Stage",
+        /// Its status, 0 for success.
+        pub status: i32 => "Status",
+    }
+}
+
+/// The provider the trace describes in-band: `Boot`, with the one class [`STAGE_EVENTS`].
+pub const BOOT_PROVIDER: ProviderDescription =
+    ProviderDescription::new(BOOT_PROVIDER_GUID, "Boot", &[STAGE_EVENTS]);
+
+const _: () = match BOOT_PROVIDER.check() {
+    Ok(()) => (),
+    Err(error) => panic!("{}", error.message()),
+};
+
+/// The `TRACE_EVENT_INFO` of each event type of [`STAGE_EVENTS`], built when the crate is
+/// built: constant bytes in flash, written as `MetaData/EventInfo` events at the start of the
+/// [`Mode::Described`] trace.
+pub const DESCRIPTIONS: [&[u8]; 3] = [
+    etw_classic::event_info!(BOOT_PROVIDER, StageStart<'static>),
+    etw_classic::event_info!(BOOT_PROVIDER, StageCheckpoint),
+    etw_classic::event_info!(BOOT_PROVIDER, StageEnd),
+];
+
 const fn class_guid(last: u8) -> Guid {
     Guid::from_fields(
         0x6b0f_0a10,
@@ -91,15 +152,21 @@ pub enum Mode {
     /// Each buffer is stored as soon as it is sealed
     /// ([`SharedSession::take_oldest_full`] after every call): nothing is lost.
     Interrupts,
+    /// As [`Mode::Streaming`], but the trace starts with the descriptions of the typed events
+    /// ([`DESCRIPTIONS`], through [`trace_event_infos`]) and the boot's stages are traced as
+    /// typed events of [`STAGE_EVENTS`]: [`StageStart`], a [`StageCheckpoint`] per step and
+    /// [`StageEnd`].
+    Described,
 }
 
 impl Mode {
     /// Every mode, in the order the firmware traces them.
-    pub const ALL: [Mode; 4] = [
+    pub const ALL: [Mode; 5] = [
         Mode::Streaming,
         Mode::SingleShot,
         Mode::FlightRecorder,
         Mode::Interrupts,
+        Mode::Described,
     ];
 
     /// The name of the mode's .etl file (also its `LogFileName`).
@@ -109,13 +176,14 @@ impl Mode {
             Mode::SingleShot => "single-shot.etl",
             Mode::FlightRecorder => "flight-recorder.etl",
             Mode::Interrupts => "interrupts.etl",
+            Mode::Described => "described.etl",
         }
     }
 
     /// Whether full buffers are stored after every trace call.
     const fn stores_as_it_goes(self) -> bool {
         match self {
-            Mode::Streaming | Mode::Interrupts => true,
+            Mode::Streaming | Mode::Interrupts | Mode::Described => true,
             Mode::SingleShot | Mode::FlightRecorder => false,
         }
     }
@@ -124,7 +192,9 @@ impl Mode {
     const fn when_full(self) -> WhenFull {
         match self {
             Mode::FlightRecorder => WhenFull::OverwriteOldest,
-            Mode::Streaming | Mode::SingleShot | Mode::Interrupts => WhenFull::DropNewest,
+            Mode::Streaming | Mode::SingleShot | Mode::Interrupts | Mode::Described => {
+                WhenFull::DropNewest
+            }
         }
     }
 }
@@ -173,6 +243,8 @@ pub enum BootError<E> {
     SharedSessionInUse,
     /// The sink failed.
     Sink(E),
+    /// A typed event's value could not be written (the firmware's values always can).
+    Typed(TypedError),
 }
 
 /// What [`boot_trace`] traced, as the caller can check it against the file.
@@ -405,6 +477,43 @@ impl Recorder {
                     thread_id: THREAD_ID,
                 };
                 SHARED.trace_event(provider, header, data, &mut clock)
+            }
+        }
+    }
+
+    /// Writes a `MetaData/EventInfo` event of `info` ([`trace_event_info`]).
+    fn trace_event_info(
+        &mut self,
+        provider: &Provider<3>,
+        info: &[u8],
+    ) -> Result<Traced, TraceError> {
+        match self {
+            Recorder::Own { session, clock } => trace_event_info(provider, session, info, clock),
+            Recorder::Shared => {
+                let mut clock = SharedClock {
+                    thread_id: THREAD_ID,
+                };
+                SHARED.with(|session| trace_event_info(provider, session, info, &mut clock))?
+            }
+        }
+    }
+
+    /// Writes a typed event at `level` ([`TypedEvent::trace`]).
+    fn trace_typed(
+        &mut self,
+        provider: &Provider<3>,
+        event: &impl TypedEvent,
+        level: Level,
+    ) -> Result<Traced, TypedError> {
+        match self {
+            Recorder::Own { session, clock } => event.trace(provider, session, level, clock),
+            Recorder::Shared => {
+                let mut clock = SharedClock {
+                    thread_id: THREAD_ID,
+                };
+                SHARED
+                    .with(|session| event.trace(provider, session, level, &mut clock))
+                    .map_err(TypedError::Trace)?
             }
         }
     }
@@ -693,6 +802,51 @@ impl<S: EtlSink, I: Interrupt> Tracer<'_, S, I> {
         )
     }
 
+    /// The boot of [`Mode::Described`]: the descriptions, then for each stage a typed
+    /// [`StageStart`], a [`StageCheckpoint`] per step and a [`StageEnd`], and the watchdog
+    /// kicks as in the other modes.
+    fn described_boot(&mut self) -> Result<(), BootError<S::Error>> {
+        for info in DESCRIPTIONS {
+            let traced = self.recorder.trace_event_info(&self.provider, info);
+            self.count(traced, Kind::Plain)?;
+        }
+        let mut at = BOOT_TIME.unsigned_abs();
+        for ((stage, kicks), plan) in (1u32..).zip(1u32..).zip(STAGES.iter()) {
+            let steps = u8::try_from(plan.steps).unwrap_or(u8::MAX);
+            let start = StageStart {
+                stage,
+                steps: u16::from(steps),
+                entry: Pointer(0x0800_0000 | u64::from(stage) << 12),
+                name: plan.name,
+            };
+            self.typed(&start, Level::INFORMATION)?;
+            for step in 1..=steps {
+                at = at.saturating_add(CLOCK_STEP.unsigned_abs());
+                let checkpoint = StageCheckpoint {
+                    ok: plan.warning.is_none() || step != steps,
+                    image: class_guid(step),
+                    at: FileTime(at),
+                    hash: [step, steps, 0xa5, 0x5a],
+                };
+                self.typed(&checkpoint, Level::VERBOSE)?;
+            }
+            let status = if plan.warning.is_some() { -1 } else { 0 };
+            self.typed(&StageEnd { stage, status }, Level::INFORMATION)?;
+            self.watchdog(kicks)?;
+        }
+        Ok(())
+    }
+
+    /// Traces a typed event and counts it as a plain event.
+    fn typed(&mut self, event: &impl TypedEvent, level: Level) -> Result<(), BootError<S::Error>> {
+        let traced = match self.recorder.trace_typed(&self.provider, event, level) {
+            Ok(traced) => Ok(traced),
+            Err(TypedError::Trace(error)) => Err(error),
+            Err(error) => return Err(BootError::Typed(error)),
+        };
+        self.count(traced, Kind::Plain)
+    }
+
     fn register(&mut self, class: Guid) -> Result<u64, BootError<S::Error>> {
         self.provider.register(class).map_err(BootError::Trace)
     }
@@ -792,6 +946,10 @@ pub fn boot_trace<S: EtlSink, I: Interrupt>(
         slot_events: [[0; 2]; BUFFER_COUNT],
         buffers_overwritten: 0,
     };
-    tracer.boot()?;
+    if mode == Mode::Described {
+        tracer.described_boot()?;
+    } else {
+        tracer.boot()?;
+    }
     tracer.finish()
 }

@@ -362,3 +362,113 @@ fn the_shared_session_serves_one_boot_at_a_time_and_a_handler_that_does_not_run_
     let summary = boot_trace(Mode::Interrupts, &mut file, &mut CalledDirectly).unwrap();
     assert_eq!(summary.interrupt_events, 8);
 }
+
+/// The described trace starts with one `MetaData/EventInfo` event per event type of the
+/// typed class, whose data is the constant bytes and names the provider, the class, the event
+/// type and each field (the names written in the class's declaration in `src/lib.rs`); then
+/// the typed events follow, one `Start`, one `Checkpoint` per step and one `End` per stage, with
+/// a watchdog kick after each stage, in one streaming file.
+#[test]
+fn described_trace_starts_with_the_descriptions_of_its_typed_events() {
+    use etw_classic::payload::{EventInfo, METADATA_GUID};
+    use etw_classic_firmware::{DESCRIPTIONS, STAGE_EVENTS};
+
+    let (summary, bytes) = traced(Mode::Described);
+    assert_eq!(
+        (summary.lost, summary.too_large, summary.filtered_out),
+        (0, 0, 0)
+    );
+    let mut described = Vec::new();
+    let mut typed = Vec::new();
+    let mut kicks = 0;
+    for chunk in bytes.chunks(BUFFER_SIZE).skip(1) {
+        let buffer = TraceBuffer::parse(chunk).unwrap();
+        for event in buffer.classic_events(BITNESS) {
+            let event = event.unwrap();
+            let header = event.event_trace.header();
+            assert_eq!(header.header_type, HeaderType::FULL_HEADER32);
+            let guid = header.guid.guid();
+            if guid == METADATA_GUID {
+                assert!(typed.is_empty(), "a description after a typed event");
+                assert_eq!(
+                    (
+                        header.class.event_type.0,
+                        header.class.level.0,
+                        header.class.version
+                    ),
+                    (32, 0, 0)
+                );
+                described.push(event.data.to_vec());
+            } else if guid == STAGE_EVENTS.guid() {
+                assert_eq!(header.class.version, 1);
+                typed.push(header.class.event_type.0);
+            } else {
+                assert_eq!(guid, WATCHDOG_CLASS);
+                kicks += 1;
+            }
+        }
+    }
+    let expected: Vec<Vec<u8>> = DESCRIPTIONS.iter().map(|info| info.to_vec()).collect();
+    assert_eq!(described, expected);
+    let names: Vec<(String, String, String, u8, Vec<String>)> = described
+        .iter()
+        .map(|data| {
+            let info = EventInfo::parse(data).unwrap();
+            let text = |name: Option<etw_classic::payload::Utf16Name<'_>>| {
+                name.unwrap().chars().collect::<String>()
+            };
+            let fields = info
+                .properties()
+                .map(|property| property.unwrap().name.chars().collect::<String>())
+                .collect();
+            (
+                text(info.provider_name),
+                text(info.task_name),
+                text(info.opcode_name),
+                info.descriptor.opcode,
+                fields,
+            )
+        })
+        .collect();
+    let owned = |names: &[&str]| {
+        names
+            .iter()
+            .map(|name| name.to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        names,
+        [
+            (
+                "Boot".into(),
+                "Stage".into(),
+                "Start".into(),
+                1,
+                owned(&["Stage", "Steps", "Entry", "Name"])
+            ),
+            (
+                "Boot".into(),
+                "Stage".into(),
+                "Checkpoint".into(),
+                8,
+                owned(&["Ok", "Image", "At", "Hash"])
+            ),
+            (
+                "Boot".into(),
+                "Stage".into(),
+                "End".into(),
+                2,
+                owned(&["Stage", "Status"])
+            ),
+        ]
+    );
+    // Four stages of 2, 3, 1 and 2 steps.
+    let mut expected_types = Vec::new();
+    for steps in [2, 3, 1, 2] {
+        expected_types.push(1);
+        expected_types.extend(std::iter::repeat_n(8, steps));
+        expected_types.push(2);
+    }
+    assert_eq!(typed, expected_types);
+    assert_eq!(kicks, 4);
+}

@@ -60,7 +60,7 @@ impl Guid {
 
     /// Decodes the 16 bytes of a `GUID` as Windows lays it out in memory.
     #[inline]
-    pub fn from_bytes_le(bytes: [u8; 16]) -> Self {
+    pub const fn from_bytes_le(bytes: [u8; 16]) -> Self {
         let [a0, a1, a2, a3, b0, b1, c0, c1, d4 @ ..] = bytes;
         Self {
             data1: u32::from_le_bytes([a0, a1, a2, a3]),
@@ -72,7 +72,7 @@ impl Guid {
 
     /// Encodes the GUID as Windows lays it out in memory.
     #[inline]
-    pub fn to_bytes_le(self) -> [u8; 16] {
+    pub const fn to_bytes_le(self) -> [u8; 16] {
         let [a0, a1, a2, a3] = self.data1.to_le_bytes();
         let [b0, b1] = self.data2.to_le_bytes();
         let [c0, c1] = self.data3.to_le_bytes();

@@ -138,6 +138,24 @@ impl<'a> Payload<'a> for &'a [&'a [u8]] {
     }
 }
 
+/// The data of an event as the session writes it, at the start of the `out` bytes it has made
+/// room for after the header (the data's length, which the caller has told the session, then
+/// the padding to 8 bytes, which the session has zeroed): [`EventData`] is copied, a typed
+/// payload lays its fields out in place. `None` when the data does not fit `out` as announced
+/// (the session then counts the event lost; the callers size `out` from the data, so this is
+/// not reached).
+pub(crate) trait EventBytes {
+    /// Writes the data into `out`.
+    fn write_to(self, out: &mut [u8]) -> Option<()>;
+}
+
+impl EventBytes for EventData<'_> {
+    #[inline(always)]
+    fn write_to(self, out: &mut [u8]) -> Option<()> {
+        crate::write::session::write_data(out, self)
+    }
+}
+
 /// What a successful trace call did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]

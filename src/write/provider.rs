@@ -13,7 +13,7 @@ use crate::wire::layout::Bitness;
 use crate::wire::records::event_instance_info::EventInstanceInfo;
 use crate::wire::unions::{GuidOrPtr, TimesOrFlags};
 use crate::write::error::{InstanceRole, TraceError};
-use crate::write::event::{EventData, Payload, Traced};
+use crate::write::event::{EventBytes, EventData, Payload, Traced};
 use crate::write::session::Session;
 
 /// What the logger stamps into every event it writes, supplied by the caller.
@@ -465,6 +465,58 @@ impl<const CLASSES: usize> Provider<CLASSES> {
                 // `out` is the header's 0x30 bytes: `emit` has room (see above).
                 let _ = stamped(context, size, header_type, class, timestamp, guid)
                     .emit(out.as_mut_slice());
+            },
+        );
+        match written {
+            Some(size) => Ok(session.written(size)),
+            None => Err(session.write_error(total)),
+        }
+    }
+
+    /// A plain event of class `guid` and `class`, as [`trace_event`](Self::trace_event) writes
+    /// it from a header with `WNODE_FLAG_TRACED_GUID` and no other flag, whose `data_len`
+    /// bytes of data `data` writes in place in the session's buffer rather than being copied
+    /// from the caller's: the write of typed payloads
+    /// ([`TypedEvent`](crate::describe::TypedEvent)). The level test comes first, as there.
+    ///
+    /// # Errors
+    /// What the session refuses: [`TraceError::EventTooLarge`] (a `data_len` that makes
+    /// `Size` overflow a `u16` included), [`TraceError::NoFreeBuffer`].
+    #[inline(always)]
+    pub(crate) fn trace_event_in_place<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize>(
+        &self,
+        session: &mut Session<BUFFER_SIZE, BUFFER_COUNT>,
+        class: Class,
+        guid: &Guid,
+        data_len: usize,
+        data: impl EventBytes,
+        context: &mut impl TraceContext,
+    ) -> Result<Traced, TraceError> {
+        if !session.enable_level().enables(class.level) {
+            return Ok(Traced::FilteredOut);
+        }
+        // At most `isize::MAX` plus 0x30: `write_event` refuses it as too large.
+        let total = data_len.saturating_add(EventTraceHeader::LEN);
+        let header_type = match self.bitness {
+            Bitness::Bits32 => HeaderType::FULL_HEADER32,
+            Bitness::Bits64 => HeaderType::FULL_HEADER64,
+        };
+        let written = session.write_event::<{ EventTraceHeader::LEN }, _>(
+            total,
+            data,
+            context,
+            |context| context.timestamp(),
+            |out, size, timestamp, context| {
+                // `out` is the header's 0x30 bytes: `emit` has room (see above).
+                let _ = stamped(
+                    context,
+                    size,
+                    header_type,
+                    class,
+                    timestamp,
+                    GuidOrPtr::from_guid(*guid),
+                )
+                .emit(out.as_mut_slice());
             },
         );
         match written {

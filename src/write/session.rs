@@ -10,7 +10,7 @@ use crate::wire::file::wmi_buffer_header::{
 use crate::wire::headers::event_trace_header::EventTraceHeader;
 use crate::wire::records::buffer_context::BufferContext;
 use crate::write::error::TraceError;
-use crate::write::event::{EventData, Traced};
+use crate::write::event::{EventBytes, EventData, Traced};
 
 /// `ETW_BUFFER_STATE` 3 (Chappell: "flush"), the state of every buffer in the real traces'
 /// files, and of a buffer this session has sealed.
@@ -384,7 +384,7 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> Session<BUFFER_SIZE, B
     pub(crate) fn write_event<const HEADER_LEN: usize, Context>(
         &mut self,
         total: usize,
-        data: EventData<'_>,
+        data: impl EventBytes,
         context: &mut Context,
         timestamp: impl FnOnce(&mut Context) -> i64,
         write_header: impl FnOnce(&mut [u8; HEADER_LEN], u16, i64, &Context),
@@ -440,7 +440,7 @@ impl<const BUFFER_SIZE: usize, const BUFFER_COUNT: usize> Session<BUFFER_SIZE, B
         // The header first: the values it is built from are then done with before the data
         // is copied, and need not be kept across it.
         write_header(header_out, size, time, context);
-        if write_data(rest, data).is_none() {
+        if data.write_to(rest).is_none() {
             not_reached();
             self.lose_event();
             return None;
@@ -763,7 +763,7 @@ const _: () = assert!(DEFAULT_TRACE_ALIGNMENT == 8);
 /// Copies the event data to the start of `out` (the MOF fields one after another);
 /// `None` if `out` is too short for it.
 #[inline(always)]
-fn write_data(out: &mut [u8], data: EventData<'_>) -> Option<()> {
+pub(crate) fn write_data(out: &mut [u8], data: EventData<'_>) -> Option<()> {
     match data {
         EventData::Inline(bytes) => {
             copy_to_start(out, bytes)?;

@@ -84,6 +84,7 @@ CASES = [
     ("instance-256-parent", "`trace_event_instance`, 256 bytes, with a parent"),
     ("filtered-out", "`trace_event_instance` filtered out (level 6, session at 5), 16 bytes, parent"),
     ("trace-event-16", "`trace_event` (classic, `FULL_HEADER32`), 16 bytes"),
+    ("typed-four", "`TypedEvent::trace` (classic, `FULL_HEADER32`), four fields: `u32`, `u16`, pointer, 8-character string (19 bytes)"),
     ("seal", "`trace_event_instance` that seals a 512-byte buffer (16 bytes of fill) and starts the next, 16 bytes, parent"),
     ("overwrite", "`trace_event_instance` that seals a buffer and overwrites the oldest full one (flight recorder, `WhenFull::OverwriteOldest`; its 5 events counted), 16 bytes, parent"),
     ("shared-instance-16-parent", "`SharedSession::trace_event_instance` (critical section included), 16 bytes, parent"),
@@ -249,6 +250,8 @@ def session_flash(data):
 TARGETS = [
     ("16-byte `INSTANCE` event (the larger of no parent and with a parent), instructions",
      250, 300, instance_16, "{:.0f}"),
+    ("typed event of four fields (u32, u16, pointer, 8-character string), instructions", 300, 300,
+     lambda data: data["figures"]["typed-four"][0], "{:.0f}"),
     ("filtered-out event, instructions", 40, 40,
      lambda data: data["figures"]["filtered-out"][0], "{:.0f}"),
     ("payload, instructions a byte (256-byte event − 0-byte event, / 256)", 1.5, 1.5,

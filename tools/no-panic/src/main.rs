@@ -66,6 +66,7 @@ pub extern "C" fn _start() -> ! {
     buffers(input, bitness);
     files(input, bitness, &mut output);
     provider_and_session(input, bitness);
+    typed_events(input, bitness);
     time(input);
     kernel_payloads(input, bitness);
     event_info(input, bitness);
@@ -258,6 +259,119 @@ fn files(input: &[u8], bitness: Bitness, output: &mut [u8]) {
     header.logger_name = black_box("boot");
     let mut first = [0u8; 512];
     let _ = black_box(header.write_first_buffer(black_box(&mut first)));
+}
+
+etw_classic::event_class! {
+    /// Every MOF type a typed payload writes.
+    const TYPED = (Guid::NIL, "Typed", version 1);
+    /// The integers, floats, boolean, GUID, pointer and FILETIME.
+    struct Fixed = (1, "Fixed") {
+        a: i8 => "A", b: u8 => "B", c: i16 => "C", d: u16 => "D", e: i32 => "E", f: u32 => "F",
+        g: i64 => "G", h: u64 => "H", i: f32 => "I", j: f64 => "J", k: bool => "K",
+        l: Guid => "L", m: etw_classic::describe::Pointer => "M",
+        n: etw_classic::describe::FileTime => "N", o: [u8; 6] => "O",
+    }
+    /// The strings.
+    struct Strings<'a> = (2, "Strings") {
+        ansi: &'a str => "Ansi",
+        wide: etw_classic::describe::Utf16<'a> => "Wide",
+        counted: etw_classic::describe::Counted<'a> => "Counted",
+        counted_wide: etw_classic::describe::Counted16<'a> => "CountedWide",
+    }
+}
+
+/// Typed events of every type, values from the input, through a session.
+fn typed_events(input: &[u8], bitness: Bitness) {
+    use etw_classic::describe::{Counted, Counted16, FileTime, Pointer, TypedEvent, Utf16};
+    let mut session = Session::<512, 2>::new(1, Level::VERBOSE);
+    let provider = Provider::<1>::new(bitness);
+    let mut context = SteppingContext::default();
+    let word = |at: usize| {
+        input
+            .get(at..)
+            .and_then(|rest| rest.first_chunk::<8>())
+            .map_or(0, |bytes| u64::from_le_bytes(*bytes))
+    };
+    let fixed = Fixed {
+        a: black_box(-1),
+        b: black_box(2),
+        c: black_box(-3),
+        d: black_box(4),
+        e: black_box(-5),
+        f: black_box(6),
+        g: black_box(-7),
+        h: word(0),
+        i: black_box(1.5),
+        j: black_box(2.5),
+        k: black_box(true),
+        l: Guid::NIL,
+        m: Pointer(word(8)),
+        n: FileTime(word(16)),
+        o: black_box([1, 2, 3, 4, 5, 6]),
+    };
+    let _ = black_box(fixed.trace(&provider, &mut session, Level::ERROR, &mut context));
+    let text = core::str::from_utf8(input).unwrap_or("text");
+    let strings = Strings {
+        ansi: text,
+        wide: Utf16(text),
+        counted: Counted(text),
+        counted_wide: Counted16(text),
+    };
+    let _ = black_box(strings.trace(&provider, &mut session, Level::ERROR, &mut context));
+    // The descriptions: the input's bytes as a TRACE_EVENT_INFO written in-band, the run-time
+    // layout of one into the output, and the .mof of the class into a bounded writer.
+    let _ = black_box(etw_classic::describe::trace_event_infos(
+        &provider,
+        &mut session,
+        &[input],
+        &mut context,
+    ));
+    let fields = [etw_classic::payload::FieldSchema::new(
+        text,
+        etw_classic::payload::InType::UINT32,
+    )];
+    let parts = etw_classic::describe::EventInfoParts {
+        provider_guid: Guid::NIL,
+        provider_name: text,
+        class_guid: Guid::NIL,
+        class_name: text,
+        version: u16::from(black_box(1u8)),
+        event_type: etw_classic::EventType(black_box(1)),
+        event_type_name: text,
+        fields: &fields,
+    };
+    let mut out = [0u8; 512];
+    let _ = black_box(parts.write(black_box(&mut out)));
+    let provider_description =
+        etw_classic::describe::ProviderDescription::new(Guid::NIL, "P", &[TYPED]);
+    let mut mof = Bounded { len: 0 };
+    let _ = black_box(etw_classic::describe::write_mof(
+        &provider_description,
+        &mut mof,
+    ));
+    let _ = black_box(etw_classic::describe::mof::write_event_type_class(
+        &mut mof,
+        text,
+        etw_classic::EventType(black_box(3)),
+        text,
+        &fields,
+    ));
+}
+
+/// A `core::fmt::Write` that counts up to 4 KiB and then fails.
+struct Bounded {
+    len: usize,
+}
+
+impl core::fmt::Write for Bounded {
+    fn write_str(&mut self, text: &str) -> core::fmt::Result {
+        self.len = self.len.saturating_add(text.len());
+        if self.len > 4096 {
+            return Err(core::fmt::Error);
+        }
+        black_box(text);
+        Ok(())
+    }
 }
 
 /// The provider's checks and the session's buffer writer, on headers and data from the input,

@@ -18,6 +18,7 @@ use core::sync::atomic::{compiler_fence, Ordering};
 
 use cortex_m::peripheral::{syst::SystClkSource, SYST};
 use cortex_m_rt::{entry, exception, ExceptionFrame};
+use etw_classic::describe::{Pointer, TypedEvent};
 use etw_classic::{
     wire::VersionDetail,
     write::{SharedSession, WhenFull},
@@ -39,6 +40,19 @@ const CLASS: Guid = Guid::from_fields(0x6b0f_0a11, 0x2c4e, 0x4b8d, [0x9a, 0x31, 
 const PARENT_CLASS: Guid =
     Guid::from_fields(0x6b0f_0a11, 0x2c4e, 0x4b8d, [0x9a, 0x31, 0, 0, 0, 0, 0, 2]);
 
+etw_classic::event_class! {
+    /// The class of the typed event measured.
+    const STAGE = (CLASS, "Stage", version 1);
+    /// Four fields: 4 + 2 + 4 (a 32-bit provider's pointer) + 9 (8 characters and the NUL)
+    /// bytes of data.
+    struct Four<'a> = (1, "Start") {
+        stage: u32 => "Stage",
+        flags: u16 => "Flags",
+        entry: Pointer => "Entry",
+        name: &'a str => "Name",
+    }
+}
+
 /// The event data, in flash.
 static PAYLOAD: [u8; 256] = [0x42; 256];
 
@@ -59,6 +73,7 @@ struct Bench {
     parent: Option<EventInstanceInfo>,
     class: u64,
     first_buffer: [u8; BUFFER_SIZE],
+    typed: Four<'static>,
 }
 
 /// Whether a trace call succeeded, as the wrapper's result: what a caller that goes on after
@@ -130,6 +145,21 @@ fn trace_event(bench: &mut Bench) -> u32 {
         EventData::Inline(bench.data),
         &mut bench.clock,
     ))
+}
+
+#[inline(never)]
+fn typed_four(bench: &mut Bench) -> u32 {
+    u32::from(
+        bench
+            .typed
+            .trace(
+                &bench.provider,
+                bench.session,
+                Level::INFORMATION,
+                &mut bench.clock,
+            )
+            .is_ok(),
+    )
 }
 
 #[inline(never)]
@@ -362,6 +392,12 @@ fn main() -> ! {
         parent: None,
         class,
         first_buffer: [0; BUFFER_SIZE],
+        typed: Four {
+            stage: 0,
+            flags: 0,
+            entry: Pointer(0),
+            name: "",
+        },
     };
     let bench = &mut bench;
 
@@ -441,6 +477,20 @@ fn main() -> ! {
             b.data = black_box(&PAYLOAD[..16]);
         },
         trace_event,
+    );
+    case(
+        "typed-four",
+        bench,
+        |b| {
+            warm(b);
+            b.typed = Four {
+                stage: black_box(3),
+                flags: black_box(0x0101),
+                entry: Pointer(black_box(0x0800_1234)),
+                name: black_box("firmware"),
+            };
+        },
+        typed_four,
     );
     case(
         "seal",
