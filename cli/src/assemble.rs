@@ -70,6 +70,13 @@ for at most 64 MiB (67108864 bytes) after the end of the last trace buffer found
 from its start: then reading stops with an error naming the bytes, so that an endless input
 (/dev/zero, yes) ends. Save a stream to a file to assemble longer gaps.
 
+--describe FILE.mof: for each event type of the .mof (read as `etwc etl --mof` reads one),
+a MetaData/EventInfo event (a TRACE_EVENT_INFO, DecodingSource WMI MOF) is written, as a
+target writes it with etw_classic::describe::trace_event_infos, in trace buffers of the
+file's BufferSize before the dump's: processor 0, stamped with the earliest event's
+timestamp, numbered just below the dump's lowest SequenceNumber when there is room above 0,
+else just above its highest. Readers then name the events' fields from the .etl file alone.
+
 TIME is a FILETIME (100 ns intervals since 1601) or a UTC date and time,
 2026-11-21T00:00:00Z or 2026-11-21T00:00:00.1234567Z.
 

@@ -237,3 +237,70 @@ fn assemble_describe_writes_the_descriptions_the_firmware_built() {
         "{stderr}"
     );
 }
+
+/// Every type a typed payload writes, through `write_mof` and back through decode's MOF
+/// reader: the fields of each event type are the description's, names, in-types, lengths and
+/// order (binary of `N` bytes coming back as `N` `uint8`s, the `.mof`'s only way to say it), and
+/// the names and keys those of the class.
+#[test]
+fn the_mof_of_every_type_reads_back_to_the_description() {
+    use etw_classic::describe::{
+        write_mof, Counted, Counted16, FileTime, Pointer, ProviderDescription, TypedEvent, Utf16,
+    };
+    use etw_classic::payload::{Count, FieldSchema, InType, Length};
+    use etw_classic::Guid;
+    use etw_classic_decode::mof::{parse_mof, MofKey};
+
+    etw_classic::event_class! {
+        const ALL = (Guid::from_fields(0x10, 0x20, 0x30, [1, 2, 3, 4, 5, 6, 7, 8]), "All", version 4);
+        struct Numbers = (1, "Numbers") {
+            a: i8 => "A", b: u8 => "B", c: i16 => "C", d: u16 => "D", e: i32 => "E",
+            f: u32 => "F", g: i64 => "G", h: u64 => "H", i: f32 => "I", j: f64 => "J",
+            k: bool => "K",
+        }
+        struct Others<'a> = (2, "Others") {
+            id: Guid => "Id", at: FileTime => "At", address: Pointer => "Address",
+            ansi: &'a str => "Ansi", wide: Utf16<'a> => "Wide", counted: Counted<'a> => "Counted",
+            counted_wide: Counted16<'a> => "CountedWide", bytes: [u8; 5] => "Bytes",
+        }
+    }
+    const PROVIDER: ProviderDescription = ProviderDescription::new(
+        Guid::from_fields(0x99, 0x88, 0x77, [6; 8]),
+        "Everything",
+        &[ALL],
+    );
+    let mut text = String::new();
+    write_mof(&PROVIDER, &mut text).unwrap();
+    let mof = parse_mof(&text, "written.mof").unwrap();
+    assert_eq!(mof.providers.len(), 1);
+    assert_eq!(&*mof.providers[0].name, "Everything");
+    assert_eq!(mof.providers[0].guid, Some(PROVIDER.guid()));
+    for event_type in [Numbers::EVENT_TYPE, Others::EVENT_TYPE] {
+        let key = MofKey {
+            guid: ALL.guid(),
+            event_type: event_type.event_type().0,
+            version: Some(4),
+        };
+        let event = &mof.events[&key];
+        assert_eq!(event.schema.task_name.as_deref(), Some("All"));
+        assert_eq!(event.schema.opcode_name.as_deref(), Some(event_type.name()));
+        let expected: Vec<FieldSchema<String>> = event_type
+            .fields()
+            .iter()
+            .map(|field| match (field.in_type, field.length) {
+                (InType::BINARY, Length::Fixed(len)) => {
+                    FieldSchema::new(field.name.to_owned(), InType::UINT8)
+                        .with_count(Count::Fixed(len))
+                }
+                _ => field.map_names(str::to_owned),
+            })
+            .collect();
+        let read: Vec<FieldSchema<String>> = event
+            .schema
+            .fields
+            .iter()
+            .map(|field| field.clone().map_names(|name| name.to_string()))
+            .collect();
+        assert_eq!(read, expected, "{}", event_type.name());
+    }
+}

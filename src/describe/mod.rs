@@ -10,6 +10,11 @@
 //!  PayloadDecoder reads the data with the same schemas  ◄─ Provider/Session write the event
 //! ```
 //!
+//! Each event type's description also becomes, when the crate is built, the `TRACE_EVENT_INFO`
+//! a `MetaData/EventInfo` event carries ([`event_info!`](crate::event_info),
+//! [`trace_event_infos`]: the trace describes its own events), and the `.mof` a Windows
+//! machine compiles ([`write_mof`]).
+//!
 //! A description is `const` data: checked when the crate is built (names, duplicates, types
 //! and lengths, [`ProviderDescription::check`]), and the fields of each event type are the
 //! [`FieldSchema`](crate::payload::FieldSchema)s the decoder reads events with, so a reader

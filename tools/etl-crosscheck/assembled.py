@@ -124,8 +124,10 @@ def main():
         firmware = etwc_walk(args.etwc, args.firmware_etl)
         problems += compare("assembled against the firmware's file (etwc)",
                             trace_buffers_only(ours), trace_buffers_only(firmware))
-        if instances == 0:
-            problems.append("dissect.etl found no instance event in the assembled file")
+        # (The described trace has typed full-header events and no instance event.)
+        if instances + plain == 0:
+            problems.append("dissect.etl found no instance or full-header event in the "
+                            "assembled file")
         read = (f"dissect.etl reads {sum(theirs[0].values())} events ({instances} instance "
                 f"events, {plain} full-header events with every field), kinds "
                 f"{dict(sorted(theirs[0].items()))}: the firmware file's, as etwc reads both")

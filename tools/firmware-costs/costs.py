@@ -20,9 +20,12 @@ on QEMU's mps2-an386 board):
   flash, RAM    section sizes from the ELF section headers of three images built alike:
                 image-traced (a provider and a 2 x 512-byte session in a static made with
                 Session::disabled, one instance event with a parent, one plain event, flush,
-                drain, the logfile header), image-session (the same without the logfile header)
-                and image-plain (the same start-up and file writes without the library, no
-                static).
+                drain, the logfile header), image-session (the same without the logfile header),
+                image-plain (the same start-up and file writes without the library, no
+                static) and image-described (image-session writing first the MetaData/EventInfo
+                event of one typed event type of four fields, its TRACE_EVENT_INFO a constant:
+                the difference with image-session is what describing an event type in-band
+                costs).
                 Code is .vector_table + .text + .rodata; flash is code + .data (the initial
                 image start-up copies to RAM); RAM is .data + .bss. The stack is not in them
                 (see the stack column).
@@ -119,7 +122,8 @@ def build(profile, target=TARGET):
     run(
         ["cargo", "build", "--quiet", "--manifest-path", str(MANIFEST), "--target-dir",
          str(TARGET_DIR), "--profile", profile, "--target", target,
-         "--bin", "costs", "--bin", "image-traced", "--bin", "image-session", "--bin", "image-plain"]
+         "--bin", "costs", "--bin", "image-traced", "--bin", "image-session", "--bin", "image-plain",
+         "--bin", "image-described"]
     )
     return TARGET_DIR / target / profile
 
@@ -282,7 +286,7 @@ def print_targets(results, profiles):
 
 
 IMAGES = [("image_traced", "image-traced"), ("image_session", "image-session"),
-          ("image_plain", "image-plain")]
+          ("image_plain", "image-plain"), ("image_described", "image-described")]
 
 
 def images(out):
@@ -305,6 +309,9 @@ def image_rows(data):
         ("image-plain", plain, False),
         ("the library (image-traced − image-plain)", share("image_traced"), True),
         ("provider + session (image-session − image-plain)", share("image_session"), True),
+        ("image-described", rows["image_described"], False),
+        ("one event type described in-band (image-described − image-session)",
+         tuple(a - b for a, b in zip(rows["image_described"], rows["image_session"])), True),
     ]
 
 
@@ -396,7 +403,8 @@ def main():
             instructions, stack = data["figures"][case]
             cells += [f"{instructions:.0f}", f"≤ {stack}" if stack <= 32 else f"{stack}"]
         print(f"| {label} | " + " | ".join(cells) + " |")
-    for index, name in ((3, "the library in image-traced"), (4, "provider + session (image-session)")):
+    for index, name in ((3, "the library in image-traced"), (4, "provider + session (image-session)"),
+                        (6, "one event type described in-band")):
         cells = []
         for _, data in columns:
             _, row, _ = image_rows(data)[index]
