@@ -279,13 +279,21 @@ fn print_in_file_order<R: Read + Send, F: Format>(
             let mut start = 0;
             for prepared in done.events {
                 if emitter.full() {
-                    return Ok(());
+                    break;
                 }
-                let bytes = &done.bytes[start..prepared.end];
+                if F::WRITES_AS_PREPARED {
+                    emitter.count(prepared.header_type);
+                } else {
+                    let bytes = &done.bytes[start..prepared.end];
+                    emitter
+                        .emit(prepared.header_type, prepared.item, bytes, out)
+                        .map_err(write_error)?;
+                }
                 start = prepared.end;
-                emitter
-                    .emit(prepared.header_type, prepared.item, bytes, out)
-                    .map_err(write_error)?;
+            }
+            if F::WRITES_AS_PREPARED {
+                // The events' bytes follow each other: those output, in one write.
+                out.write_all(&done.bytes[..start]).map_err(write_error)?;
             }
             if emitter.full() {
                 return Ok(());

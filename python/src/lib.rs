@@ -324,8 +324,10 @@ impl TimeOrder {
                 let item = match item {
                     Ok(item) => Python::attach(|py| {
                         let (buffer, processor) = (item.position.index, item.processor);
-                        event_dict(py, &mut keys, &registry, buffer, processor, clock, item.event)
-                            .map_err(|error| error.to_string())
+                        event_dict(
+                            py, &mut keys, &registry, buffer, processor, clock, item.event,
+                        )
+                        .map_err(|error| error.to_string())
                     }),
                     Err(error) => Err(error.to_string()),
                 };

@@ -115,6 +115,11 @@ pub trait Format: Sync {
     /// progress bar then stays away from a terminal that shows the output.
     const PRINTS_EVENTS: bool = true;
 
+    /// Whether [`emit`](Self::emit) writes the bytes [`prepare`](Self::prepare) appended as
+    /// they are, and nothing else: the events of a buffer may then be written in one write,
+    /// without `emit`.
+    const WRITES_AS_PREPARED: bool = false;
+
     /// Writes what comes before the events.
     fn begin(&mut self, _file: &FileInfo<'_>, _out: &mut dyn Write) -> io::Result<()> {
         Ok(())
@@ -148,6 +153,7 @@ pub enum Lines {
 
 impl Format for Lines {
     type Item = ();
+    const WRITES_AS_PREPARED: bool = true;
 
     fn begin(&mut self, file: &FileInfo<'_>, out: &mut dyn Write) -> io::Result<()> {
         match self {
@@ -209,6 +215,12 @@ impl<'a, F: Format> Emitter<'a, F> {
     /// Whether the limit is reached: nothing more is to be output.
     pub fn full(&self) -> bool {
         self.limit.is_some_and(|limit| self.printed >= limit)
+    }
+
+    /// Counts one event output by its own bytes ([`Format::WRITES_AS_PREPARED`]).
+    pub fn count(&mut self, header_type: u8) {
+        self.tally.counts_by_type[usize::from(header_type)] += 1;
+        self.printed += 1;
     }
 
     /// Outputs one prepared event.
