@@ -45,8 +45,10 @@ use rayon::prelude::*;
 use crate::etl_args::{EtlArgs, Order, Output, Selection};
 use crate::formats::chrome::Chrome;
 use crate::formats::csv::Csv;
+use crate::formats::json::JsonLines;
 use crate::formats::stats::{Stats, Summary};
-use crate::formats::{Emitter, FileInfo, Format, Lines};
+use crate::formats::table::Table;
+use crate::formats::{Emitter, FileInfo, Format};
 use crate::progress::{Counted, Progress};
 
 /// Buffers read together, then decoded and formatted on every core: at most this many...
@@ -375,8 +377,8 @@ pub fn run(args: &EtlArgs) -> Result<(), String> {
     match args.output() {
         Output::Summary { json } => run_as(args, &mut Summary { json }),
         Output::Stats { json } => run_as(args, &mut Stats::new(json)),
-        Output::Table => run_as(args, &mut Lines::Table),
-        Output::Json => run_as(args, &mut Lines::Json),
+        Output::Table => run_as(args, &mut Table),
+        Output::Json => run_as(args, &mut JsonLines),
         Output::Csv => run_as(args, &mut Csv),
         Output::Chrome => run_as(args, &mut Chrome::default()),
     }
