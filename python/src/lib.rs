@@ -34,7 +34,6 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use etw::read::{StoredBuffer, TraceClock};
-use etw::wire::UtcDateTime;
 use etw::{EtlReader, EtlReaderError, Event};
 use etw_classic_decode::event::filetime_of;
 use etw_classic_decode::headers::file_members;
@@ -244,9 +243,6 @@ impl Sink for DictSink<'_, '_> {
     }
     fn bytes(&mut self, value: &[u8]) {
         self.place(Ok(PyBytes::new(self.py, value).into_any()));
-    }
-    fn utc(&mut self, value: &UtcDateTime) {
-        self.display(value);
     }
 }
 
