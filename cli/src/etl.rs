@@ -35,7 +35,7 @@ use std::sync::Arc;
 
 use etw_classic::{
     read::{StoredBuffer, TraceClock},
-    EtlReader, EtlReaderError, Event, WmiBufferHeader,
+    EtlReader, EtlReaderError, WmiBufferHeader,
 };
 use etw_classic_decode::event::filetime_of;
 use etw_classic_decode::report::describe;
@@ -131,24 +131,6 @@ struct BufferOutput<I> {
     problem: Option<String>,
 }
 
-/// The event as the outputs see it when it passes the filters (and has a time, for a format
-/// that needs one).
-fn select<'e, 's, F: Format>(
-    selection: &'s Selection,
-    clock: Option<TraceClock>,
-    buffer: usize,
-    processor: u16,
-    event: Event<'e>,
-) -> Option<DecodedEvent<'e, 's>> {
-    let filetime = filetime_of(&event, clock);
-    if F::NEEDS_TIME && filetime.is_none() {
-        return None;
-    }
-    let registry: &Registry = &selection.registry;
-    let decoded = DecodedEvent::new(buffer, processor, event, filetime, registry);
-    selection.filter.matches(&decoded).then_some(decoded)
-}
-
 /// The output buffers of the buffers printed, kept for the next batches: an output buffer
 /// grows to hundreds of KiB, which the allocator would otherwise map and clear anew for each.
 #[derive(Default)]
@@ -200,6 +182,7 @@ fn buffer_output<F: Format>(
         }
     };
     let index = buffer.position.index;
+    let registry: &Registry = &selection.registry;
     for event in buffer.events() {
         let event = match event {
             Ok(event) => event,
@@ -209,9 +192,17 @@ fn buffer_output<F: Format>(
             }
         };
         let header_type = event.header_type.0;
-        let Some(decoded) = select::<F>(selection, clock, index, buffer.processor, event) else {
+        // The event as the outputs see it, if it has a time (for a format that needs one) and
+        // passes the filters. Built here, in place: what it finds on first use (facts, schema)
+        // makes it a few hundred bytes, which a move for each event would copy.
+        let filetime = filetime_of(&event, clock);
+        if F::NEEDS_TIME && filetime.is_none() {
             continue;
-        };
+        }
+        let decoded = DecodedEvent::new(index, buffer.processor, event, filetime, registry);
+        if !selection.filter.matches(&decoded) {
+            continue;
+        }
         let item = format.prepare(&decoded, &mut done.bytes);
         done.events.push(Prepared {
             header_type,

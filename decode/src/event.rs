@@ -60,6 +60,7 @@ pub struct DecodedEvent<'e, 'r> {
 impl<'e, 'r> DecodedEvent<'e, 'r> {
     /// `event` of buffer `buffer` on `processor`, dated `filetime` ([`filetime_of`]), named
     /// by `registry`.
+    #[inline]
     pub fn new(
         buffer: usize,
         processor: u16,
