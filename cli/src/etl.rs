@@ -60,8 +60,10 @@ const BATCH_BUFFERS: usize = 64;
 /// each of at most this plus one buffer, whatever the size of the file.
 const BATCH_BYTES: usize = 8 << 20;
 
-/// The bytes of output gathered before they are written.
-const OUTPUT_BUFFER: usize = 1 << 20;
+/// The bytes of output gathered before they are written: a buffer's events written at once
+/// (JSON lines, table, CSV: hundreds of KiB) are larger and go straight to the output, while
+/// the formats that write event by event are written in 64 KiB pieces.
+const OUTPUT_BUFFER: usize = 64 << 10;
 
 /// What a stored buffer weighs in a batch: its bytes as stored, and as decoded.
 fn batch_weight(stored: &StoredBuffer, buffer_size: usize) -> usize {
@@ -403,7 +405,6 @@ fn run_as<F: Format>(args: &EtlArgs, format: &mut F) -> Result<(), String> {
     };
     let mut reader = EtlReader::new(source).map_err(|e| describe(path, &e))?;
     let stdout = std::io::stdout();
-    // Large enough that a batch's output goes out in a few large writes, not thousands.
     let mut out = BufWriter::with_capacity(OUTPUT_BUFFER, stdout.lock());
     let write_error = crate::output_error;
     // The time order reads every buffer twice: once to list them, once to merge them.
