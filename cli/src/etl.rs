@@ -35,7 +35,7 @@ use std::sync::Arc;
 
 use etw_classic::{
     read::{StoredBuffer, TraceClock},
-    EtlReader, EtlReaderError, Event, WmiBufferHeader,
+    EtlReader, EtlReaderError, WmiBufferHeader,
 };
 use etw_classic_decode::event::filetime_of;
 use etw_classic_decode::report::describe;
@@ -45,8 +45,10 @@ use rayon::prelude::*;
 use crate::etl_args::{EtlArgs, Order, Output, Selection};
 use crate::formats::chrome::Chrome;
 use crate::formats::csv::Csv;
+use crate::formats::json::JsonLines;
 use crate::formats::stats::{Stats, Summary};
-use crate::formats::{Emitter, FileInfo, Format, Lines};
+use crate::formats::table::Table;
+use crate::formats::{Emitter, FileInfo, Format};
 use crate::progress::{Counted, Progress};
 
 /// Buffers read together, then decoded and formatted on every core: at most this many...
@@ -58,8 +60,10 @@ const BATCH_BUFFERS: usize = 64;
 /// each of at most this plus one buffer, whatever the size of the file.
 const BATCH_BYTES: usize = 8 << 20;
 
-/// The bytes of output gathered before they are written.
-const OUTPUT_BUFFER: usize = 1 << 20;
+/// The bytes of output gathered before they are written: a buffer's events written at once
+/// (JSON lines, table, CSV: hundreds of KiB) are larger and go straight to the output, while
+/// the formats that write event by event are written in 64 KiB pieces.
+const OUTPUT_BUFFER: usize = 64 << 10;
 
 /// What a stored buffer weighs in a batch: its bytes as stored, and as decoded.
 fn batch_weight(stored: &StoredBuffer, buffer_size: usize) -> usize {
@@ -129,24 +133,6 @@ struct BufferOutput<I> {
     problem: Option<String>,
 }
 
-/// The event as the outputs see it when it passes the filters (and has a time, for a format
-/// that needs one).
-fn select<'e, 's, F: Format>(
-    selection: &'s Selection,
-    clock: Option<TraceClock>,
-    buffer: usize,
-    processor: u16,
-    event: Event<'e>,
-) -> Option<DecodedEvent<'e, 's>> {
-    let filetime = filetime_of(&event, clock);
-    if F::NEEDS_TIME && filetime.is_none() {
-        return None;
-    }
-    let registry: &Registry = &selection.registry;
-    let decoded = DecodedEvent::new(buffer, processor, event, filetime, registry);
-    selection.filter.matches(&decoded).then_some(decoded)
-}
-
 /// The output buffers of the buffers printed, kept for the next batches: an output buffer
 /// grows to hundreds of KiB, which the allocator would otherwise map and clear anew for each.
 #[derive(Default)]
@@ -198,6 +184,7 @@ fn buffer_output<F: Format>(
         }
     };
     let index = buffer.position.index;
+    let registry: &Registry = &selection.registry;
     for event in buffer.events() {
         let event = match event {
             Ok(event) => event,
@@ -207,9 +194,17 @@ fn buffer_output<F: Format>(
             }
         };
         let header_type = event.header_type.0;
-        let Some(decoded) = select::<F>(selection, clock, index, buffer.processor, event) else {
+        // The event as the outputs see it, if it has a time (for a format that needs one) and
+        // passes the filters. Built here, in place: what it finds on first use (facts, schema)
+        // makes it a few hundred bytes, which a move for each event would copy.
+        let filetime = filetime_of(&event, clock);
+        if F::NEEDS_TIME && filetime.is_none() {
             continue;
-        };
+        }
+        let decoded = DecodedEvent::new(index, buffer.processor, event, filetime, registry);
+        if !selection.filter.matches(&decoded) {
+            continue;
+        }
         let item = format.prepare(&decoded, &mut done.bytes);
         done.events.push(Prepared {
             header_type,
@@ -281,13 +276,21 @@ fn print_in_file_order<R: Read + Send, F: Format>(
             let mut start = 0;
             for prepared in done.events {
                 if emitter.full() {
-                    return Ok(());
+                    break;
                 }
-                let bytes = &done.bytes[start..prepared.end];
+                if F::WRITES_AS_PREPARED {
+                    emitter.count(prepared.header_type);
+                } else {
+                    let bytes = &done.bytes[start..prepared.end];
+                    emitter
+                        .emit(prepared.header_type, prepared.item, bytes, out)
+                        .map_err(write_error)?;
+                }
                 start = prepared.end;
-                emitter
-                    .emit(prepared.header_type, prepared.item, bytes, out)
-                    .map_err(write_error)?;
+            }
+            if F::WRITES_AS_PREPARED {
+                // The events' bytes follow each other: those output, in one write.
+                out.write_all(&done.bytes[..start]).map_err(write_error)?;
             }
             if emitter.full() {
                 return Ok(());
@@ -371,8 +374,8 @@ pub fn run(args: &EtlArgs) -> Result<(), String> {
     match args.output() {
         Output::Summary { json } => run_as(args, &mut Summary { json }),
         Output::Stats { json } => run_as(args, &mut Stats::new(json)),
-        Output::Table => run_as(args, &mut Lines::Table),
-        Output::Json => run_as(args, &mut Lines::Json),
+        Output::Table => run_as(args, &mut Table),
+        Output::Json => run_as(args, &mut JsonLines),
         Output::Csv => run_as(args, &mut Csv),
         Output::Chrome => run_as(args, &mut Chrome::default()),
     }
@@ -417,7 +420,6 @@ fn run_as<F: Format>(args: &EtlArgs, format: &mut F) -> Result<(), String> {
     };
     let mut reader = EtlReader::new(source).map_err(|e| describe(path, &e))?;
     let stdout = std::io::stdout();
-    // Large enough that a batch's output goes out in a few large writes, not thousands.
     let mut out = BufWriter::with_capacity(OUTPUT_BUFFER, stdout.lock());
     let write_error = crate::output_error;
     let mut selection = args.selection();

@@ -26,7 +26,7 @@ use etw_classic::{Bitness, Event, HeaderType};
 
 use crate::facts::Facts;
 use crate::headers;
-use crate::registry::{tracelogging_fields, Identified, Registry, Undecoded};
+use crate::registry::{tracelogging_fields, EventNameParts, Identified, Registry, Undecoded};
 use crate::render::{describe_fields, FieldsEnd, FieldsJson};
 use crate::schema::{EventSchema, Name};
 use crate::sink::{Described, Sink, ValueBuilder};
@@ -60,6 +60,7 @@ pub struct DecodedEvent<'e, 'r> {
 impl<'e, 'r> DecodedEvent<'e, 'r> {
     /// `event` of buffer `buffer` on `processor`, dated `filetime` ([`filetime_of`]), named
     /// by `registry`.
+    #[inline]
     pub fn new(
         buffer: usize,
         processor: u16,
@@ -196,7 +197,15 @@ impl<'e, 'r> DecodedEvent<'e, 'r> {
             Ok(meaning) => {
                 let identified = &meaning.identified;
                 sink.put_opt_str("provider_name", identified.provider_name());
-                sink.put_opt_str("event_name", identified.event_name().as_deref());
+                sink.key("event_name");
+                match identified.event_name_parts() {
+                    Some(EventNameParts {
+                        first,
+                        second: None,
+                    }) => sink.str(first),
+                    Some(parts) => sink.display(&parts),
+                    None => sink.null(),
+                }
                 sink.put_opt_str("task_name", identified.task_name());
                 sink.put_opt_str("opcode_name", identified.opcode_name());
                 if let Some(level) = identified.level_name() {

@@ -766,6 +766,26 @@ fn walk_fields<N: AsRef<str>>(
 /// How many fields TraceLogging metadata may describe here; more is reported as an error.
 const TRACELOGGING_FIELDS: usize = 512;
 
+/// An event's name in its parts ([`Identified::event_name_parts`]): shown as `first`, or
+/// `first/second`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EventNameParts<'a> {
+    /// The name, or the task.
+    pub first: &'a str,
+    /// The opcode, when it is part of the name.
+    pub second: Option<&'a str>,
+}
+
+impl std::fmt::Display for EventNameParts<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.first)?;
+        if let Some(second) = self.second {
+            write!(f, "/{second}")?;
+        }
+        Ok(())
+    }
+}
+
 /// The schema that describes an event, found by [`Registry::identify`].
 #[derive(Clone, Copy, Debug)]
 pub enum Identified<'r, 'e> {
@@ -798,12 +818,22 @@ impl Identified<'_, '_> {
 
     /// The event's name, as TraceEvent forms it.
     pub fn event_name(&self) -> Option<String> {
-        match self {
-            Self::Schema(schema) => schema.display_name(),
-            Self::Kernel(event) => Some(event.event_name().to_string()),
-            Self::Description(description) => Some(description.event_name.to_owned()),
-            Self::TraceLogging { event, .. } => Some(event.name.to_owned()),
-        }
+        self.event_name_parts().map(|name| name.to_string())
+    }
+
+    /// The event's name ([`event_name`](Self::event_name)) without building it: a name, or
+    /// a task and an opcode that `/` joins, shown by its `Display`.
+    pub fn event_name_parts(&self) -> Option<EventNameParts<'_>> {
+        let (first, second) = match self {
+            Self::Schema(schema) => schema.display_parts()?,
+            Self::Kernel(event) => {
+                let name = event.event_name();
+                (name.task, name.opcode)
+            }
+            Self::Description(description) => (description.event_name, None),
+            Self::TraceLogging { event, .. } => (event.name, None),
+        };
+        Some(EventNameParts { first, second })
     }
 
     /// The task's name.

@@ -173,9 +173,18 @@ impl EventSchema {
     /// one (TraceLogging), else `Task/Opcode`, the opcode left out when it is `Info` (or
     /// `win:Info`) or absent; `None` when there is neither.
     pub fn display_name(&self) -> Option<String> {
+        self.display_parts().map(|(first, second)| match second {
+            Some(second) => format!("{first}/{second}"),
+            None => first.to_owned(),
+        })
+    }
+
+    /// [`display_name`](Self::display_name) in its parts, without building it: the name, or
+    /// the task and the opcode that `/` joins.
+    pub fn display_parts(&self) -> Option<(&str, Option<&str>)> {
         if let Some(name) = &self.event_name {
             if self.origin.source == SchemaSource::TraceLogging {
-                return Some(name.to_string());
+                return Some((name, None));
             }
         }
         let opcode = self
@@ -184,10 +193,9 @@ impl EventSchema {
             .map(|opcode| opcode.strip_prefix("win:").unwrap_or(opcode))
             .filter(|opcode| !opcode.is_empty() && *opcode != "Info");
         match (self.task_name.as_deref(), opcode) {
-            (Some(task), Some(opcode)) => Some(format!("{task}/{opcode}")),
-            (Some(task), None) => Some(task.to_owned()),
-            (None, Some(opcode)) => Some(opcode.to_owned()),
-            (None, None) => self.event_name.as_deref().map(str::to_owned),
+            (Some(task), opcode) => Some((task, opcode)),
+            (None, Some(opcode)) => Some((opcode, None)),
+            (None, None) => self.event_name.as_deref().map(|name| (name, None)),
         }
     }
 }

@@ -79,19 +79,19 @@ pub trait Sink {
     }
 
     /// A member whose value is an unsigned integer.
-    #[inline]
+    #[inline(always)]
     fn put_u64(&mut self, key: &str, value: u64) {
         self.key(key);
         self.u64(value);
     }
     /// A member whose value is a signed integer.
-    #[inline]
+    #[inline(always)]
     fn put_i64(&mut self, key: &str, value: i64) {
         self.key(key);
         self.i64(value);
     }
     /// A member whose value is a string.
-    #[inline]
+    #[inline(always)]
     fn put_str(&mut self, key: &str, value: &str) {
         self.key(key);
         self.str(value);
@@ -103,25 +103,25 @@ pub trait Sink {
         self.display(value);
     }
     /// A member whose value is a GUID.
-    #[inline]
+    #[inline(always)]
     fn put_guid(&mut self, key: &str, value: &Guid) {
         self.key(key);
         self.guid(value);
     }
     /// A member whose value is bytes of the event.
-    #[inline]
+    #[inline(always)]
     fn put_bytes(&mut self, key: &str, value: &[u8]) {
         self.key(key);
         self.bytes(value);
     }
     /// A member whose value is `null`.
-    #[inline]
+    #[inline(always)]
     fn put_null(&mut self, key: &str) {
         self.key(key);
         self.null();
     }
     /// A member whose value is an unsigned integer or `null`.
-    #[inline]
+    #[inline(always)]
     fn put_opt_u64(&mut self, key: &str, value: Option<u64>) {
         self.key(key);
         match value {
@@ -130,7 +130,7 @@ pub trait Sink {
         }
     }
     /// A member whose value is a signed integer or `null`.
-    #[inline]
+    #[inline(always)]
     fn put_opt_i64(&mut self, key: &str, value: Option<i64>) {
         self.key(key);
         match value {
@@ -139,7 +139,7 @@ pub trait Sink {
         }
     }
     /// A member whose value is a string or `null`.
-    #[inline]
+    #[inline(always)]
     fn put_opt_str(&mut self, key: &str, value: Option<&str>) {
         self.key(key);
         match value {
@@ -194,7 +194,7 @@ const ESCAPE: [u8; 256] = {
 /// Appends `text` to `out` as a JSON string, quotes included, escaped exactly as `serde_json`
 /// escapes it: `"` and `\` after a backslash, the control characters U+0000 to U+001F as
 /// `\b`, `\t`, `\n`, `\f`, `\r` or `\u00XX` (lowercase hex), nothing else.
-#[inline]
+#[inline(always)]
 pub fn write_json_str(out: &mut Vec<u8>, text: &str) {
     out.push(b'"');
     write_escaped(out, text);
@@ -202,7 +202,7 @@ pub fn write_json_str(out: &mut Vec<u8>, text: &str) {
 }
 
 /// `text` escaped for the inside of a JSON string.
-#[inline]
+#[inline(always)]
 fn write_escaped(out: &mut Vec<u8>, text: &str) {
     let bytes = text.as_bytes();
     // Most text needs no escape: one pass without a branch per byte (which the compiler
@@ -461,7 +461,7 @@ impl Sink for JsonWriter<'_> {
         self.comma = true;
     }
 
-    #[inline]
+    #[inline(always)]
     fn key(&mut self, key: &str) {
         if self.comma {
             self.out.push(b',');

@@ -34,7 +34,6 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use etw::read::{StoredBuffer, TraceClock};
-use etw::wire::UtcDateTime;
 use etw::{EtlReader, EtlReaderError, Event};
 use etw_classic_decode::event::filetime_of;
 use etw_classic_decode::headers::file_members;
@@ -245,9 +244,6 @@ impl Sink for DictSink<'_, '_> {
     fn bytes(&mut self, value: &[u8]) {
         self.place(Ok(PyBytes::new(self.py, value).into_any()));
     }
-    fn utc(&mut self, value: &UtcDateTime) {
-        self.display(value);
-    }
 }
 
 /// The events in file order: one buffer read, decoded and turned into lines at a time.
@@ -324,8 +320,10 @@ impl TimeOrder {
                 let item = match item {
                     Ok(item) => Python::attach(|py| {
                         let (buffer, processor) = (item.position.index, item.processor);
-                        event_dict(py, &mut keys, &registry, buffer, processor, clock, item.event)
-                            .map_err(|error| error.to_string())
+                        event_dict(
+                            py, &mut keys, &registry, buffer, processor, clock, item.event,
+                        )
+                        .map_err(|error| error.to_string())
                     }),
                     Err(error) => Err(error.to_string()),
                 };

@@ -133,6 +133,7 @@ where
 
 impl Format for Csv {
     type Item = ();
+    const WRITES_AS_PREPARED: bool = true;
 
     fn begin(&mut self, _: &super::FileInfo<'_>, out: &mut dyn Write) -> io::Result<()> {
         write_row(out, COLUMNS)

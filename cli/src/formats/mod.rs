@@ -10,6 +10,7 @@
 
 pub mod chrome;
 pub mod csv;
+pub mod json;
 pub mod stats;
 pub mod table;
 
@@ -19,9 +20,8 @@ use etw_classic::HeaderType;
 use etw_classic::{
     read::ClockError, read::TraceClock, Bitness, SystemTraceHeader, TraceLogfileHeader,
 };
-use etw_classic_decode::headers::{file_members, kind_name};
+use etw_classic_decode::headers::kind_name;
 use etw_classic_decode::report::Problems;
-use etw_classic_decode::sink::{JsonWriter, Sink};
 use etw_classic_decode::DecodedEvent;
 
 /// What the file says of itself before its events, for the formats that print it.
@@ -115,6 +115,11 @@ pub trait Format: Sync {
     /// progress bar then stays away from a terminal that shows the output.
     const PRINTS_EVENTS: bool = true;
 
+    /// Whether [`emit`](Self::emit) writes the bytes [`prepare`](Self::prepare) appended as
+    /// they are, and nothing else: the events of a buffer may then be written in one write,
+    /// without `emit`.
+    const WRITES_AS_PREPARED: bool = false;
+
     /// Writes what comes before the events.
     fn begin(&mut self, _file: &FileInfo<'_>, _out: &mut dyn Write) -> io::Result<()> {
         Ok(())
@@ -135,57 +140,6 @@ pub trait Format: Sync {
     ) -> io::Result<()> {
         Ok(())
     }
-}
-
-/// The formats that print one line per event, made in [`Format::prepare`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Lines {
-    /// The text lines of `--format table` ([`table`]).
-    Table,
-    /// The JSON lines of `--format json`: each event's [`DecodedEvent::describe`].
-    Json,
-}
-
-impl Format for Lines {
-    type Item = ();
-
-    fn begin(&mut self, file: &FileInfo<'_>, out: &mut dyn Write) -> io::Result<()> {
-        match self {
-            Self::Json => {
-                let mut line = Vec::new();
-                file_json(file, &mut line);
-                line.push(b'\n');
-                out.write_all(&line)
-            }
-            Self::Table => writeln!(out, "{}", table::file_line(file)),
-        }
-    }
-
-    fn prepare(&self, event: &DecodedEvent<'_, '_>, bytes: &mut Vec<u8>) {
-        match self {
-            Self::Json => event.write_json(bytes),
-            Self::Table => bytes.extend_from_slice(table::event_line(event).trim_end().as_bytes()),
-        }
-        bytes.push(b'\n');
-    }
-
-    fn emit(&mut self, (): (), bytes: &[u8], out: &mut dyn Write) -> io::Result<()> {
-        out.write_all(bytes)
-    }
-}
-
-/// The first JSON line, without its line end: the logfile header ([`file_members`]).
-pub fn file_json(file: &FileInfo<'_>, out: &mut Vec<u8>) {
-    let mut writer = JsonWriter::new(out);
-    writer.begin_object();
-    file_members(
-        &mut writer,
-        &file.system_header,
-        &file.header,
-        &file.logger_name,
-        &file.log_file_name,
-    );
-    writer.end_object();
 }
 
 /// Counts the events output and stops at the limit.
@@ -209,6 +163,12 @@ impl<'a, F: Format> Emitter<'a, F> {
     /// Whether the limit is reached: nothing more is to be output.
     pub fn full(&self) -> bool {
         self.limit.is_some_and(|limit| self.printed >= limit)
+    }
+
+    /// Counts one event output by its own bytes ([`Format::WRITES_AS_PREPARED`]).
+    pub fn count(&mut self, header_type: u8) {
+        self.tally.counts_by_type[usize::from(header_type)] += 1;
+        self.printed += 1;
     }
 
     /// Outputs one prepared event.

@@ -3,13 +3,35 @@
 //! (`provider/event key=value ...`).
 
 use std::fmt::Write as _;
+use std::io;
 
 use etw_classic::{Event, EventKind};
 use etw_classic_decode::headers::kind_name;
 use etw_classic_decode::DecodedEvent;
 use serde_json::Value;
 
-use super::FileInfo;
+use super::{FileInfo, Format};
+
+/// `--format table`.
+pub struct Table;
+
+impl Format for Table {
+    type Item = ();
+    const WRITES_AS_PREPARED: bool = true;
+
+    fn begin(&mut self, file: &FileInfo<'_>, out: &mut dyn io::Write) -> io::Result<()> {
+        writeln!(out, "{}", file_line(file))
+    }
+
+    fn prepare(&self, event: &DecodedEvent<'_, '_>, bytes: &mut Vec<u8>) {
+        bytes.extend_from_slice(event_line(event).trim_end().as_bytes());
+        bytes.push(b'\n');
+    }
+
+    fn emit(&mut self, (): (), bytes: &[u8], out: &mut dyn io::Write) -> io::Result<()> {
+        out.write_all(bytes)
+    }
+}
 
 /// One event's text line (its end trimmed by the caller).
 pub fn event_line(event: &DecodedEvent<'_, '_>) -> String {

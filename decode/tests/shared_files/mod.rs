@@ -66,3 +66,9 @@ pub fn schema_file(name: &str) -> Option<String> {
     let bytes = read(dir.join(name), "schema file", "ETW_SCHEMAS_DIR")?;
     Some(String::from_utf8(bytes).expect("the schema files are UTF-8"))
 }
+
+/// The path of the PerfView test trace `name`, if it can be read (see [`trace`]).
+pub fn trace_path(name: &str) -> Option<PathBuf> {
+    let path = shared_data("ETW_PERFVIEW_DIR", "perfview").join(name);
+    read(path.clone(), "PerfView trace", "ETW_PERFVIEW_DIR").map(|_| path)
+}
