@@ -35,7 +35,7 @@ fn header_line(buffer: usize, event: &Event<'_>, time: &str) -> String {
         EventKind::Instance { header, .. } => {
             let trace = header.header;
             return format!(
-                "{position}  {} type {} level {} version {} tid {} pid {} time {} cpu {}/{} \
+                "{position}  {} type {} level {} version {} tid {} pid {} raw_timestamp {} kernel_time {} user_time {} \
                  instance {} parent {} {}",
                 trace.guid.guid(),
                 trace.class.event_type.0,
@@ -59,7 +59,7 @@ fn header_line(buffer: usize, event: &Event<'_>, time: &str) -> String {
             };
             return format!(
                 "{position}  {} id {} version {} level {} opcode {} task {} keyword {:#x} tid {} \
-                 pid {} time {} cpu {}/{} items {items}",
+                 pid {} raw_timestamp {} kernel_time {} user_time {} items {items}",
                 header.provider_id,
                 descriptor.id,
                 descriptor.version,
@@ -77,7 +77,7 @@ fn header_line(buffer: usize, event: &Event<'_>, time: &str) -> String {
         _ => return position,
     };
     format!(
-        "{position}  {} type {} level {} version {} tid {} pid {} time {} cpu {}/{}",
+        "{position}  {} type {} level {} version {} tid {} pid {} raw_timestamp {} kernel_time {} user_time {}",
         header.guid.guid(),
         header.class.event_type.0,
         header.class.level.0,
