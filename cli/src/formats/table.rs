@@ -4,6 +4,7 @@
 
 use std::fmt::Write as _;
 
+use etw_classic::wire::UtcDateTime;
 use etw_classic::{Event, EventKind};
 use etw_classic_decode::headers::kind_name;
 use etw_classic_decode::DecodedEvent;
@@ -156,8 +157,8 @@ pub fn file_line(file: &FileInfo<'_>) -> String {
         header.buffers_lost(),
         header.reserved_flags(),
         header.timer_resolution(),
-        header.start_time(),
-        header.end_time(),
+        UtcDateTime::from_filetime(header.start_time()),
+        UtcDateTime::from_filetime(header.end_time()),
         header.perf_freq()
     )
 }
