@@ -210,7 +210,7 @@ fn every_event_of_a_small_trace_as_text() {
     starts(
         lines[4],
         "buffer    1 offset 0x00050 FULL_HEADER64   size   112 2022-04-20T21:27:15.2722435Z  \
-         9b79ee91-b5fd-41c0-a243-4248e266e9d0 type 33 level 0 version 0 tid 0 pid 0 raw_timestamp \
+         9b79ee91-b5fd-41c0-a243-4248e266e9d0 type 33 level win:LogAlways version 0 tid 0 pid 0 raw_timestamp \
          6459791009101 kernel_time 0 user_time 0",
         "  Windows Kernel/SysConfig/SystemPaths SystemDirectory=",
     );

@@ -40,7 +40,7 @@ fn header_line(buffer: usize, event: &Event<'_>, time: &str) -> String {
                  instance {} parent {} {}",
                 trace.guid.guid(),
                 trace.class.event_type.0,
-                trace.class.level.0,
+                level_text(trace.class.level.0),
                 trace.class.version,
                 trace.thread_id,
                 trace.process_id,
@@ -64,7 +64,7 @@ fn header_line(buffer: usize, event: &Event<'_>, time: &str) -> String {
                 header.provider_id,
                 descriptor.id,
                 descriptor.version,
-                descriptor.level.0,
+                level_text(descriptor.level.0),
                 descriptor.opcode,
                 descriptor.task,
                 descriptor.keyword,
@@ -81,7 +81,7 @@ fn header_line(buffer: usize, event: &Event<'_>, time: &str) -> String {
         "{position}  {} type {} level {} version {} tid {} pid {} raw_timestamp {} kernel_time {} user_time {}",
         header.guid.guid(),
         header.class.event_type.0,
-        header.class.level.0,
+        level_text(header.class.level.0),
         header.class.version,
         header.thread_id,
         header.process_id,
@@ -89,6 +89,12 @@ fn header_line(buffer: usize, event: &Event<'_>, time: &str) -> String {
         header.times.kernel_time(),
         header.times.user_time()
     )
+}
+
+/// A level as winmeta.xml names it (`win:Verbose` for 5), or its number when it names none.
+fn level_text(level: u8) -> String {
+    etw_classic_decode::manifest::win_level_name(level)
+        .map_or_else(|| level.to_string(), str::to_owned)
 }
 
 /// Appends an event's meaning to its text line: `provider/event key=value ...`, as PerfView
