@@ -144,8 +144,8 @@ fn the_text_line_of_an_event_header_event() {
     let line = output.lines().nth(3).unwrap();
     let header = "buffer    1 offset 0x00000 EVENT_HEADER64  size   374 \
                   2021-09-09T14:59:35.8001567Z  d3dd3dd4-aac2-4e2a-8dd4-a8fb61b77615 id 0 \
-                  version 0 level 5 opcode 0 task 0 keyword 0x0 tid 21768 pid 33984 time \
-                  2603617064262 cpu 111/58 items 2";
+                  version 0 level win:Verbose opcode 0 task 0 keyword 0x0 tid 21768 pid 33984 raw_timestamp \
+                  2603617064262 kernel_time 111 user_time 58 items 2";
     // Then the event as PerfView's baseline prints it: solar_system/PrimitiveTypesTest
     // string_type=Mercury; boolean_type=False; char_type=77 (a character out-type: M);
     // int16_type=-51; int32_type=-102; uint16_type=51; uint32_type=102.

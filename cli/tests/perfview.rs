@@ -190,8 +190,8 @@ fn every_event_of_a_small_trace_as_text() {
         lines[0],
         "logfile header: logger \"Relogger\", file \"[multiple files]\", 64-bit logger, buffer \
          size 65536, 3 buffers written, 0 events lost, 0 buffers lost, clock \
-         QUERY_PERFORMANCE_COUNTER, timer resolution 156250 (100 ns), start 132949636352722435, \
-         end 132949636386242009, perf freq 10000000"
+         QUERY_PERFORMANCE_COUNTER, timer resolution 156250 (100 ns), start \
+         2022-04-20T21:27:15.2722435Z, end 2022-04-20T21:27:18.6242009Z, perf freq 10000000"
     );
     // Each line: the header's members, then the event's name and fields (checked here only
     // as far as the name and the first field's name, TraceEvent's for these kernel events).
@@ -210,8 +210,8 @@ fn every_event_of_a_small_trace_as_text() {
     starts(
         lines[4],
         "buffer    1 offset 0x00050 FULL_HEADER64   size   112 2022-04-20T21:27:15.2722435Z  \
-         9b79ee91-b5fd-41c0-a243-4248e266e9d0 type 33 level 0 version 0 tid 0 pid 0 time \
-         6459791009101 cpu 0/0",
+         9b79ee91-b5fd-41c0-a243-4248e266e9d0 type 33 level win:LogAlways version 0 tid 0 pid 0 raw_timestamp \
+         6459791009101 kernel_time 0 user_time 0",
         "  Windows Kernel/SysConfig/SystemPaths SystemDirectory=",
     );
 }

@@ -1290,6 +1290,15 @@ const WIN_LEVELS: &[(&str, u64)] = &[
     ("win:Verbose", 5),
 ];
 
+/// The `win:` name of a level (`win:Informational` for 4), as winmeta.xml names levels 0 to
+/// 5; `None` for a level it does not name.
+pub fn win_level_name(level: u8) -> Option<&'static str> {
+    WIN_LEVELS
+        .iter()
+        .find(|(_, value)| *value == u64::from(level))
+        .map(|(name, _)| *name)
+}
+
 /// The `win:` keywords of winmeta.xml, with the masks of winmeta.h
 /// (`WINEVENT_KEYWORD_RESPONSE_TIME 0x0001000000000000` ... `EVENTLOG_CLASSIC
 /// 0x0080000000000000`).

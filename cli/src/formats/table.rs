@@ -5,6 +5,7 @@
 use std::fmt::Write as _;
 use std::io;
 
+use etw_classic::wire::UtcDateTime;
 use etw_classic::{Event, EventKind};
 use etw_classic_decode::headers::kind_name;
 use etw_classic_decode::DecodedEvent;
@@ -57,11 +58,11 @@ fn header_line(buffer: usize, event: &Event<'_>, time: &str) -> String {
         EventKind::Instance { header, .. } => {
             let trace = header.header;
             return format!(
-                "{position}  {} type {} level {} version {} tid {} pid {} time {} cpu {}/{} \
+                "{position}  {} type {} level {} version {} tid {} pid {} raw_timestamp {} kernel_time {} user_time {} \
                  instance {} parent {} {}",
                 trace.guid.guid(),
                 trace.class.event_type.0,
-                trace.class.level.0,
+                level_text(trace.class.level.0),
                 trace.class.version,
                 trace.thread_id,
                 trace.process_id,
@@ -81,11 +82,11 @@ fn header_line(buffer: usize, event: &Event<'_>, time: &str) -> String {
             };
             return format!(
                 "{position}  {} id {} version {} level {} opcode {} task {} keyword {:#x} tid {} \
-                 pid {} time {} cpu {}/{} items {items}",
+                 pid {} raw_timestamp {} kernel_time {} user_time {} items {items}",
                 header.provider_id,
                 descriptor.id,
                 descriptor.version,
-                descriptor.level.0,
+                level_text(descriptor.level.0),
                 descriptor.opcode,
                 descriptor.task,
                 descriptor.keyword,
@@ -99,10 +100,10 @@ fn header_line(buffer: usize, event: &Event<'_>, time: &str) -> String {
         _ => return position,
     };
     format!(
-        "{position}  {} type {} level {} version {} tid {} pid {} time {} cpu {}/{}",
+        "{position}  {} type {} level {} version {} tid {} pid {} raw_timestamp {} kernel_time {} user_time {}",
         header.guid.guid(),
         header.class.event_type.0,
-        header.class.level.0,
+        level_text(header.class.level.0),
         header.class.version,
         header.thread_id,
         header.process_id,
@@ -110,6 +111,12 @@ fn header_line(buffer: usize, event: &Event<'_>, time: &str) -> String {
         header.times.kernel_time(),
         header.times.user_time()
     )
+}
+
+/// A level as winmeta.xml names it (`win:Verbose` for 5), or its number when it names none.
+fn level_text(level: u8) -> String {
+    etw_classic_decode::manifest::win_level_name(level)
+        .map_or_else(|| level.to_string(), str::to_owned)
 }
 
 /// Appends an event's meaning to its text line: `provider/event key=value ...`, as PerfView
@@ -178,8 +185,8 @@ pub fn file_line(file: &FileInfo<'_>) -> String {
         header.buffers_lost(),
         header.reserved_flags(),
         header.timer_resolution(),
-        header.start_time(),
-        header.end_time(),
+        UtcDateTime::from_filetime(header.start_time()),
+        UtcDateTime::from_filetime(header.end_time()),
         header.perf_freq()
     )
 }
