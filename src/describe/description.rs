@@ -2,7 +2,6 @@
 //! the names, numbers and the fields of each event type as the [`FieldSchema`] slices the
 //! decoder reads events with.
 
-use crate::describe::event_info::EventInfoParts;
 use crate::payload::schema::{Count, FieldSchema, Length};
 use crate::payload::types::InType;
 use crate::wire::codes::EventType;
@@ -219,29 +218,6 @@ impl ClassDescription {
             at = at.saturating_add(1);
         }
         Ok(())
-    }
-
-    /// The length of the `TRACE_EVENT_INFO` that describes `event_type` of this class with the
-    /// provider named `provider_name` (tdh.h): 112 bytes, 24 per `EVENT_PROPERTY_INFO`, then
-    /// the names as NUL-terminated UTF-16LE (provider, task = the class, opcode = the event
-    /// type, each field's). Identifiers are ASCII: two bytes a character. Saturates rather
-    /// than overflows.
-    pub const fn event_info_len(
-        &self,
-        provider_name: &str,
-        event_type: &EventTypeDescription,
-    ) -> usize {
-        EventInfoParts {
-            provider_guid: Guid::NIL,
-            provider_name,
-            class_guid: self.guid,
-            class_name: self.name,
-            version: self.version,
-            event_type: event_type.event_type,
-            event_type_name: event_type.name,
-            fields: event_type.fields,
-        }
-        .byte_len()
     }
 }
 

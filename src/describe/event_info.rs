@@ -356,3 +356,28 @@ const fn u32_or_max(n: usize) -> u32 {
         None => u32::MAX,
     }
 }
+
+impl ClassDescription {
+    /// The length of the `TRACE_EVENT_INFO` that describes `event_type` of this class with the
+    /// provider named `provider_name` (tdh.h): 112 bytes, 24 per `EVENT_PROPERTY_INFO`, then
+    /// the names as NUL-terminated UTF-16LE (provider, task = the class, opcode = the event
+    /// type, each field's). Identifiers are ASCII: two bytes a character. Saturates rather
+    /// than overflows.
+    pub const fn event_info_len(
+        &self,
+        provider_name: &str,
+        event_type: &EventTypeDescription,
+    ) -> usize {
+        EventInfoParts {
+            provider_guid: Guid::NIL,
+            provider_name,
+            class_guid: self.guid(),
+            class_name: self.name(),
+            version: self.version(),
+            event_type: event_type.event_type(),
+            event_type_name: event_type.name(),
+            fields: event_type.fields(),
+        }
+        .byte_len()
+    }
+}
