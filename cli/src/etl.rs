@@ -377,7 +377,7 @@ pub fn run(args: &EtlArgs) -> Result<(), String> {
         Output::Table => run_as(args, &mut Table),
         Output::Json => run_as(args, &mut JsonLines),
         Output::Csv => run_as(args, &mut Csv),
-        Output::Chrome => run_as(args, &mut Chrome::default()),
+        Output::Chrome => run_as(args, &mut Chrome::new(args.chrome_args.unwrap_or_default())),
     }
 }
 

@@ -86,6 +86,12 @@ pub struct EtlArgs {
     #[arg(long, conflicts_with = "format")]
     pub json: bool,
 
+    /// With --format chrome, what each event's args hold: `fields` (the default: buffer, offset,
+    /// kind and the decoded fields), `line` (the whole JSON line but the event's bytes), `hex`
+    /// (the whole JSON line, the bytes as hex)
+    #[arg(long, value_enum, value_name = "ARGS")]
+    pub chrome_args: Option<ChromeArgs>,
+
     /// Print only the number of buffers, events and events of each kind (of the events the
     /// filters let through)
     #[arg(long)]
@@ -199,6 +205,19 @@ pub enum FormatArg {
     Chrome,
 }
 
+/// `--chrome-args`: what the `args` of a Chrome trace's event hold.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ChromeArgs {
+    /// `buffer`, `offset`, `kind` and what the payload says (`fields`, and `fields_error`,
+    /// `fields_left` or `undecoded`); the names are the event's `name` and `cat`
+    #[default]
+    Fields,
+    /// The event's JSON line (`--format json`) without its bytes as hex
+    Line,
+    /// The event's whole JSON line
+    Hex,
+}
+
 /// What `etwc etl` prints, from `--format`, `--json`, `--summary` and `--stats`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Output {
@@ -288,6 +307,13 @@ impl EtlArgs {
                     ),
                 ));
             }
+        }
+        if self.chrome_args.is_some() && !matches!(self.format(), FormatArg::Chrome) {
+            return Err((
+                ErrorKind::ArgumentConflict,
+                "--chrome-args says what a Chrome trace's events hold: it needs --format chrome"
+                    .to_owned(),
+            ));
         }
         if let (Some(from), Some(to)) = (self.from, self.to) {
             if from > to {

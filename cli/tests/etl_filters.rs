@@ -328,6 +328,11 @@ fn bad_filter_values_are_usage_errors_naming_the_problem() {
     usage_error(file, &["--format", "xml"], &["--format", "chrome", "csv"]);
     usage_error(
         file,
+        &["--json", "--chrome-args", "line"],
+        &["--chrome-args", "--format chrome"],
+    );
+    usage_error(
+        file,
         &["--json", "--format", "csv"],
         &["--json", "--format"],
     );

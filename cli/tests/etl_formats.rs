@@ -247,8 +247,9 @@ fn check_chrome(file: &Path, args: &[&str]) -> Chrome {
         }
         let args = event["args"].as_object().expect("args");
         if !args.contains_key("closed_at_end_of_trace") {
-            // The args are the event's JSON line; ts is its time from the start.
-            assert!(args.contains_key("kind") && args.contains_key("filetime"));
+            // The args hold at least the event's kind (see chrome_args); ts is its time from
+            // the start.
+            assert!(args.contains_key("kind") && args.contains_key("offset"));
             assert!(event["ts"].as_f64().unwrap() >= 0.0);
             out.push(event.clone());
         }
@@ -265,9 +266,66 @@ fn check_chrome(file: &Path, args: &[&str]) -> Chrome {
     Chrome { events: out, spans }
 }
 
+/// `event`'s JSON line without the members that hold the event's bytes as hex: `data` and
+/// `bytes` of the event, `data` and `padding` of its extended items and of their provider
+/// traits (`data` and `padding` that are `null` or numbers are not bytes and stay).
+fn without_bytes(event: &Map<String, Value>) -> Map<String, Value> {
+    fn strip(object: &mut Map<String, Value>, keys: &[&str]) {
+        object.retain(|key, value| !(keys.contains(&key.as_str()) && value.is_string()));
+    }
+    let mut event = event.clone();
+    strip(&mut event, &["data", "bytes"]);
+    if let Some(Value::Array(items)) = event.get_mut("extended_data") {
+        for item in items.iter_mut().filter_map(Value::as_object_mut) {
+            strip(item, &["data", "padding"]);
+            if let Some(Value::Array(traits)) = item.get_mut("traits") {
+                for provider_trait in traits.iter_mut().filter_map(Value::as_object_mut) {
+                    strip(provider_trait, &["data"]);
+                }
+            }
+        }
+    }
+    event
+}
+
+/// What `args` a Chrome trace's event has with `--chrome-args` `mode`, from the event's JSON
+/// line: by default its position, kind and what its payload says; `line`: the line without
+/// the bytes; `hex`: the whole line.
+fn chrome_args(mode: &str, event: Map<String, Value>) -> Map<String, Value> {
+    match mode {
+        "hex" => event,
+        "line" => without_bytes(&event),
+        _ => {
+            let keys = [
+                "buffer",
+                "offset",
+                "kind",
+                "fields",
+                "fields_error",
+                "fields_left",
+                "undecoded",
+            ];
+            event
+                .into_iter()
+                .filter(|(key, _)| keys.contains(&key.as_str()))
+                .collect()
+        }
+    }
+}
+
 /// The events of a Chrome trace are those of the `--json` output with the same arguments, in
-/// the same order, with `ts` the microseconds since the logfile header's `StartTime`.
+/// the same order, with `ts` the microseconds since the logfile header's `StartTime`; their
+/// `args` are what [`chrome_args`] takes of the JSON lines.
 fn same_events(chrome: &Chrome, file: &Path, args: &[&str]) {
+    let mode = args
+        .iter()
+        .position(|arg| *arg == "--chrome-args")
+        .map_or("fields", |at| args[at + 1]);
+    let args: Vec<&str> = match args.iter().position(|arg| *arg == "--chrome-args") {
+        Some(at) => [&args[..at], &args[at + 2..]].concat(),
+        None => args.to_vec(),
+    };
+    let args = &args[..];
     let events = json_events(file, args);
     assert_eq!(chrome.events.len(), events.len());
     let header = etl(file, &["--json", "--limit", "0"]);
@@ -275,7 +333,7 @@ fn same_events(chrome: &Chrome, file: &Path, args: &[&str]) {
     let start = header["logfile_header"]["start_time"].as_i64();
     for (traced, event) in chrome.events.iter().zip(&events) {
         let args = traced["args"].as_object().unwrap();
-        assert_eq!(args, event);
+        assert_eq!(args, &chrome_args(mode, event.clone()));
         let filetime = event["filetime"].as_i64().unwrap();
         let micros = traced["ts"].as_f64().unwrap();
         let expected = (filetime - start.unwrap()) as f64 / 10.0;
@@ -305,6 +363,10 @@ fn chrome_traces_of_the_perfview_files() {
         same_events(&chrome, &file, &[]);
         let chrome = check_chrome(&file, &["--order", "time"]);
         same_events(&chrome, &file, &["--order", "time"]);
+        for mode in ["fields", "line", "hex"] {
+            let chrome = check_chrome(&file, &["--chrome-args", mode]);
+            same_events(&chrome, &file, &["--chrome-args", mode]);
+        }
     }
     let Some(file) = trace("net.4.5.2.x64.etl") else {
         return;

@@ -221,14 +221,7 @@ impl<'e, 'r> DecodedEvent<'e, 'r> {
                     sink.end_array();
                 }
                 sink.put_opt_str("process_name", process);
-                sink.key("fields");
-                let end = sink.map_object(&meaning.fields);
-                if let Some(error) = end.error {
-                    sink.put_str("fields_error", &error);
-                }
-                if end.rest > 0 {
-                    sink.put_u64("fields_left", end.rest as u64);
-                }
+                fields_members(sink, &meaning);
             }
             Err(why) => {
                 // A description (MetaData/EventInfo, ManifestData) has names but no fields.
@@ -240,9 +233,18 @@ impl<'e, 'r> DecodedEvent<'e, 'r> {
                     sink.put_opt_str(key, name);
                 }
                 sink.put_opt_str("process_name", process);
-                sink.put_null("fields");
-                sink.put_display("undecoded", &why);
+                undecoded_members(sink, &why);
             }
+        }
+    }
+
+    /// The last keys of [`describe_meaning`](Self::describe_meaning), without the names: what
+    /// the payload says (`fields`, and `fields_error`, `fields_left` or `undecoded` when they
+    /// apply), as members of the object open.
+    pub fn describe_payload<S: Sink>(&self, sink: &mut S) {
+        match self.meaning() {
+            Ok(meaning) => fields_members(sink, &meaning),
+            Err(why) => undecoded_members(sink, &why),
         }
     }
 
@@ -251,6 +253,24 @@ impl<'e, 'r> DecodedEvent<'e, 'r> {
     pub fn write_json(&self, out: &mut Vec<u8>) {
         self.describe(&mut crate::sink::JsonWriter::new(out));
     }
+}
+
+/// `fields`, then `fields_error` and `fields_left` when decoding stopped early or left bytes.
+fn fields_members<S: Sink>(sink: &mut S, meaning: &Meaning<'_, '_>) {
+    sink.key("fields");
+    let end = sink.map_object(&meaning.fields);
+    if let Some(error) = end.error {
+        sink.put_str("fields_error", &error);
+    }
+    if end.rest > 0 {
+        sink.put_u64("fields_left", end.rest as u64);
+    }
+}
+
+/// `fields` as `null` and why no schema decodes the event.
+fn undecoded_members<S: Sink>(sink: &mut S, why: &Undecoded) {
+    sink.put_null("fields");
+    sink.put_display("undecoded", why);
 }
 
 /// An event's names (its schema, [`Identified`]) and the fields of its payload.

@@ -338,6 +338,11 @@ std::thread_local! {
 /// fields one name), [`track_keys`](Self::track_keys) makes the writer note whether a key is
 /// written twice in one object; the caller then writes that part again the way a map would
 /// (the last value, at the first key's place), as `serde_json` did.
+///
+/// [`omit_bytes`](Self::omit_bytes) makes it leave out every member whose value is bytes of
+/// the event ([`Sink::bytes`]: `data`, an extended item's `data` and `padding`, a malformed
+/// event's `bytes`), key and all, for outputs that show what an event means rather than what
+/// it holds (the Chrome trace's `args`).
 #[derive(Debug)]
 pub struct JsonWriter<'o> {
     out: &'o mut Vec<u8>,
@@ -349,6 +354,9 @@ pub struct JsonWriter<'o> {
     keys: Vec<(usize, usize)>,
     tracking: bool,
     repeated: bool,
+    /// Where the last key written starts (its comma included).
+    key_start: usize,
+    omitting_bytes: bool,
 }
 
 impl<'o> JsonWriter<'o> {
@@ -361,7 +369,15 @@ impl<'o> JsonWriter<'o> {
             keys: Vec::new(),
             tracking: false,
             repeated: false,
+            key_start: 0,
+            omitting_bytes: false,
         }
+    }
+
+    /// Leaves out, from now on, the members whose value is bytes of the event (and such
+    /// values in arrays).
+    pub fn omit_bytes(&mut self, on: bool) {
+        self.omitting_bytes = on;
     }
 
     /// The bytes written so far (and what `out` held before).
@@ -463,6 +479,7 @@ impl Sink for JsonWriter<'_> {
 
     #[inline(always)]
     fn key(&mut self, key: &str) {
+        self.key_start = self.out.len();
         if self.comma {
             self.out.push(b',');
         }
@@ -537,6 +554,16 @@ impl Sink for JsonWriter<'_> {
 
     #[inline]
     fn bytes(&mut self, value: &[u8]) {
+        if self.omitting_bytes {
+            // Right after its key (the output ends with the key's `:`), the member goes, and
+            // the comma state is what it was before the key: a comma opened the key if one
+            // was due.
+            if self.out.last() == Some(&b':') {
+                self.comma = self.out.get(self.key_start) == Some(&b',');
+                self.out.truncate(self.key_start);
+            }
+            return;
+        }
         self.before_value();
         self.out.push(b'"');
         write_hex(self.out, value);
