@@ -11,6 +11,7 @@
 pub mod chrome;
 pub mod csv;
 pub mod json;
+pub mod parquet;
 pub mod stats;
 pub mod table;
 
