@@ -43,6 +43,7 @@ use etw_classic_decode::{DecodedEvent, EventColumns, Registry};
 use rayon::prelude::*;
 
 use crate::etl_args::{EtlArgs, Order, Output, Selection};
+use crate::formats::by_event::ByEvent;
 use crate::formats::chrome::Chrome;
 use crate::formats::csv::Csv;
 use crate::formats::json::JsonLines;
@@ -501,11 +502,15 @@ fn run_parquet(args: &EtlArgs) -> Result<(), String> {
     let Some(out) = args.out.as_deref() else {
         return Err("--format parquet writes files: give -o PATH".to_owned());
     };
-    if args.by_event {
-        return Err("--by-event is not available yet".to_owned());
-    }
+    let write = |path: &str, target: &std::path::Path| {
+        if args.by_event {
+            by_event_file(args, path, target)
+        } else {
+            parquet_file(args, path, target)
+        }
+    };
     if let [path] = args.files.as_slice() {
-        return parquet_file(args, path, out);
+        return write(path, out);
     }
     std::fs::create_dir_all(out)
         .map_err(|error| format!("cannot create the folder {}: {error}", out.display()))?;
@@ -522,18 +527,23 @@ fn run_parquet(args: &EtlArgs) -> Result<(), String> {
             let count = seen.entry(stem.clone()).or_default();
             *count += 1;
             let name = if *count == 1 {
-                format!("{stem}.parquet")
+                stem
             } else {
-                format!("{stem}-{count}.parquet")
+                format!("{stem}-{count}")
             };
-            out.join(name)
+            // `--by-event`: a folder of tables per input.
+            if args.by_event {
+                out.join(name)
+            } else {
+                out.join(format!("{name}.parquet"))
+            }
         })
         .collect();
     let failed = args
         .files
         .par_iter()
         .zip(targets.par_iter())
-        .filter(|(path, target)| match parquet_file(args, path, target) {
+        .filter(|(path, target)| match write(path, target) {
             Ok(()) => false,
             Err(message) => {
                 // Nothing is left to tell about a line that cannot be written.
@@ -554,9 +564,12 @@ fn run_parquet(args: &EtlArgs) -> Result<(), String> {
     }
 }
 
-/// Writes the `events` table of the trace `path` to the Parquet file `target`, with the same
-/// first pass, filters and limit as the other formats, in file order.
-fn parquet_file(args: &EtlArgs, path: &str, target: &std::path::Path) -> Result<(), String> {
+/// A trace opened for `--format parquet`: its reader, the selection, its clock.
+type Opened = (EtlReader<BufReader<File>>, Selection, Option<TraceClock>);
+
+/// The trace `path` opened for `--format parquet`: its reader after the logfile header, the
+/// selection with the schemas and process names of a first pass, and its clock.
+fn open_for_parquet(args: &EtlArgs, path: &str) -> Result<Opened, String> {
     let file = File::open(path).map_err(|error| format!("cannot read {path}: {error}"))?;
     if let Some(what) = crate::read_once(&file) {
         return Err(format!(
@@ -564,7 +577,7 @@ fn parquet_file(args: &EtlArgs, path: &str, target: &std::path::Path) -> Result<
              can be read once): save it to a file first"
         ));
     }
-    let mut reader = EtlReader::new(BufReader::new(file)).map_err(|e| describe(path, &e))?;
+    let reader = EtlReader::new(BufReader::new(file)).map_err(|e| describe(path, &e))?;
     let mut registry = Registry::for_trace(&args.manifest, &args.mof, None)?;
     // What cannot be read here, the output's pass reports.
     if let Ok(learning) = File::open(path) {
@@ -590,6 +603,74 @@ fn parquet_file(args: &EtlArgs, path: &str, target: &std::path::Path) -> Result<
             None
         }
     };
+    Ok((reader, selection, clock))
+}
+
+/// `--by-event`: the events of the trace `path` that pass the filters, one table per event type
+/// in `folder` ([`ByEvent`]), read buffer after buffer.
+fn by_event_file(args: &EtlArgs, path: &str, folder: &std::path::Path) -> Result<(), String> {
+    let (mut reader, selection, clock) = open_for_parquet(args, path)?;
+    let mut tables = ByEvent::create(folder)?;
+    let mut problems = Problems::default();
+    let mut left = selection.limit;
+    let registry: &Registry = &selection.registry;
+    let mut written = Ok(());
+    'buffers: while left != Some(0) {
+        let Some(buffer) = reader.next_buffer() else {
+            break;
+        };
+        let buffer = match buffer {
+            Ok(buffer) => buffer,
+            Err(error) => {
+                problems.push(error.to_string());
+                break;
+            }
+        };
+        for event in buffer.events() {
+            let event = match event {
+                Ok(event) => event,
+                Err(error) => {
+                    problems.push(error.to_string());
+                    break;
+                }
+            };
+            let filetime = filetime_of(&event, clock);
+            let decoded = DecodedEvent::new(
+                buffer.position.index,
+                buffer.processor,
+                event,
+                filetime,
+                registry,
+            );
+            if !selection.filter.matches(&decoded) {
+                continue;
+            }
+            if let Err(error) = tables.push(&decoded) {
+                written = Err(error);
+                break 'buffers;
+            }
+            if let Some(left) = &mut left {
+                *left -= 1;
+                if *left == 0 {
+                    break 'buffers;
+                }
+            }
+        }
+    }
+    let closed = tables.close();
+    written?;
+    closed?;
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{path}: {}", problems.line()))
+    }
+}
+
+/// Writes the `events` table of the trace `path` to the Parquet file `target`, with the same
+/// first pass, filters and limit as the other formats, in file order.
+fn parquet_file(args: &EtlArgs, path: &str, target: &std::path::Path) -> Result<(), String> {
+    let (mut reader, selection, clock) = open_for_parquet(args, path)?;
     let mut out = EventsFile::create(target)?;
     let mut problems = Problems::default();
     let written = columns_in_file_order(&mut reader, &selection, clock, &mut out, &mut problems);

@@ -275,3 +275,131 @@ fn parquet_needs_an_output_path_and_file_order() {
         .clone();
     assert!(utf8(&output.stderr).contains("--format parquet only"));
 }
+
+/// A typed field column's value at `row` as the JSON lines would write it.
+fn typed_value(batch: &RecordBatch, column: usize, row: usize) -> Value {
+    use arrow_schema::DataType;
+    let array = batch.column(column);
+    if !array.is_valid(row) {
+        return Value::Null;
+    }
+    match array.data_type() {
+        DataType::UInt64 => Value::from(array.as_primitive::<UInt64Type>().value(row)),
+        DataType::Int64 => Value::from(array.as_primitive::<Int64Type>().value(row)),
+        DataType::Float64 => Value::from(
+            array
+                .as_primitive::<arrow_array::types::Float64Type>()
+                .value(row),
+        ),
+        DataType::Boolean => Value::from(array.as_boolean().value(row)),
+        DataType::LargeBinary => Value::from(
+            array
+                .as_binary::<i64>()
+                .value(row)
+                .iter()
+                .map(|byte| format!("{byte:02x}"))
+                .collect::<String>(),
+        ),
+        DataType::LargeUtf8 => {
+            let text = array.as_string::<i64>().value(row);
+            // Arrays, structures and mapped values are their JSON text.
+            match serde_json::from_str::<Value>(text) {
+                Ok(value @ (Value::Array(_) | Value::Object(_))) => value,
+                _ => Value::from(text),
+            }
+        }
+        other => panic!("column {column}: {other}"),
+    }
+}
+
+/// Writes `trace` `--by-event` and checks every table's typed columns against the JSON lines'
+/// `fields`; returns the types the typed columns took.
+fn check_by_event(name: &str, args: &[&str]) -> Option<Vec<arrow_schema::DataType>> {
+    let file = trace(name)?;
+    let folder = tempfile::tempdir().expect("a temporary folder");
+    let out = folder.path().join("tables");
+    etwc()
+        .arg("etl")
+        .arg(&file)
+        .args(["--format", "parquet", "--by-event", "-o"])
+        .arg(&out)
+        .args(args)
+        .assert()
+        .success();
+    let lines = json_events(&file, args);
+    let by_position: std::collections::HashMap<(u64, u64), &Value> = lines
+        .iter()
+        .map(|line| {
+            let key = (
+                line["buffer"].as_u64().unwrap(),
+                line["offset"].as_u64().unwrap(),
+            );
+            (key, line)
+        })
+        .collect();
+    let common = etw_classic_decode::EventColumns::schema().fields().len();
+    let (mut rows, mut types, mut checked) = (0, Vec::new(), 0);
+    for table in std::fs::read_dir(&out).expect("the folder") {
+        let path = table.expect("an entry").path();
+        let (batches, _) = read_parquet(&path);
+        for batch in &batches {
+            let schema = batch.schema();
+            for column in common..batch.num_columns() {
+                types.push(schema.field(column).data_type().clone());
+            }
+            for row in 0..batch.num_rows() {
+                let position = |column: &str| {
+                    batch
+                        .column_by_name(column)
+                        .unwrap()
+                        .as_primitive::<UInt64Type>()
+                        .value(row)
+                };
+                let line = by_position[&(position("buffer"), position("offset"))];
+                let what = format!("{}: {}", path.display(), line["offset"]);
+                // Every row holds one event type.
+                assert_eq!(
+                    string(batch, "event_name", row).as_deref(),
+                    line["event_name"].as_str(),
+                    "{what}"
+                );
+                let fields = line["fields"].as_object();
+                for column in common..batch.num_columns() {
+                    let got = typed_value(batch, column, row);
+                    let name = schema.field(column).name().trim_end_matches('_').to_owned();
+                    let expected = fields
+                        .and_then(|f| f.get(&name))
+                        .cloned()
+                        .unwrap_or(Value::Null);
+                    // A value of another kind than the column's first is null in the column.
+                    if got != Value::Null || expected == Value::Null {
+                        assert_eq!(got, expected, "{what}: {name}");
+                    }
+                    checked += usize::from(got != Value::Null);
+                }
+                rows += 1;
+            }
+        }
+    }
+    assert_eq!(rows, lines.len(), "{name}: every event in one table");
+    assert!(checked > 0, "{name}: no typed value");
+    Some(types)
+}
+
+#[test]
+fn by_event_tables_type_the_fields() {
+    use arrow_schema::DataType;
+    if let Some(types) = check_by_event("primitive-types.etl", &[]) {
+        for data_type in [
+            DataType::UInt64,
+            DataType::Int64,
+            DataType::Boolean,
+            DataType::LargeUtf8,
+        ] {
+            assert!(types.contains(&data_type), "{data_type} in {types:?}");
+        }
+    }
+    check_by_event("SelfDescribingSingleEvent.etl", &[]);
+    // Manifest events (the .NET runtime's EventSource and rundown) and kernel events.
+    check_by_event("net.4.5.2.x64.etl", &["--limit", "20000"]);
+}

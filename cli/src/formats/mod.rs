@@ -8,6 +8,7 @@
 //!   bytes to its buffer's output and returning what the second step needs;
 //! - [`Format::emit`] then writes it, one event after the other in output order.
 
+pub mod by_event;
 pub mod chrome;
 pub mod csv;
 pub mod json;
