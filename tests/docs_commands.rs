@@ -8,11 +8,12 @@ use std::path::Path;
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 /// The documents checked.
-const DOCUMENTS: [&str; 7] = [
+const DOCUMENTS: [&str; 8] = [
     "README.md",
     "cli/README.md",
     "docs/ARCHITECTURE.md",
     "docs/FIRMWARE.md",
+    "docs/PARQUET.md",
     "docs/PAYLOADS.md",
     "docs/PERFORMANCE.md",
     "docs/TESTING.md",

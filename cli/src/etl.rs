@@ -38,14 +38,16 @@ use etw_classic::{
     EtlReader, EtlReaderError, WmiBufferHeader,
 };
 use etw_classic_decode::event::filetime_of;
-use etw_classic_decode::report::describe;
-use etw_classic_decode::{DecodedEvent, Registry};
+use etw_classic_decode::report::{describe, Problems};
+use etw_classic_decode::{DecodedEvent, EventColumns, Registry};
 use rayon::prelude::*;
 
 use crate::etl_args::{EtlArgs, Order, Output, Selection};
+use crate::formats::by_event::ByEvent;
 use crate::formats::chrome::Chrome;
 use crate::formats::csv::Csv;
 use crate::formats::json::JsonLines;
+use crate::formats::parquet::EventsFile;
 use crate::formats::stats::{Stats, Summary};
 use crate::formats::table::Table;
 use crate::formats::{Emitter, FileInfo, Format};
@@ -378,11 +380,15 @@ pub fn run(args: &EtlArgs) -> Result<(), String> {
         Output::Json => run_as(args, &mut JsonLines),
         Output::Csv => run_as(args, &mut Csv),
         Output::Chrome => run_as(args, &mut Chrome::new(args.chrome_args.unwrap_or_default())),
+        Output::Parquet => run_parquet(args),
     }
 }
 
 fn run_as<F: Format>(args: &EtlArgs, format: &mut F) -> Result<(), String> {
-    let path = args.file.as_str();
+    let Some(path) = args.files.first() else {
+        return Err("no file given".to_owned());
+    };
+    let path = path.as_str();
     let order = args.order;
     let read = Arc::new(AtomicU64::new(0));
     let mut length = None;
@@ -483,4 +489,341 @@ fn run_as<F: Format>(args: &EtlArgs, format: &mut F) -> Result<(), String> {
     } else {
         Err(format!("{path}: {}", tally.problems.line()))
     }
+}
+
+/// Buffers of a batch that one task turns into one record batch, in order: a few hundred
+/// events each, so that the Parquet writer takes batches of thousands of rows.
+const PARQUET_CHUNK: usize = 8;
+
+/// `--format parquet`: one input to the file `-o`; several to `<stem>.parquet` each in the
+/// folder `-o`, written in parallel. A file that cannot be read or written is reported by name
+/// on standard error as soon as it fails, and the others are still written; the run then fails.
+fn run_parquet(args: &EtlArgs) -> Result<(), String> {
+    let Some(out) = args.out.as_deref() else {
+        return Err("--format parquet writes files: give -o PATH".to_owned());
+    };
+    let write = |path: &str, target: &std::path::Path| {
+        if args.by_event {
+            by_event_file(args, path, target)
+        } else {
+            parquet_file(args, path, target)
+        }
+    };
+    if let [path] = args.files.as_slice() {
+        return write(path, out);
+    }
+    std::fs::create_dir_all(out)
+        .map_err(|error| format!("cannot create the folder {}: {error}", out.display()))?;
+    // `<stem>.parquet`; a stem met before gets `-2`, `-3`... so that no input overwrites another.
+    let mut seen = std::collections::HashMap::<String, usize>::new();
+    let targets: Vec<std::path::PathBuf> = args
+        .files
+        .iter()
+        .map(|path| {
+            let stem = std::path::Path::new(path).file_stem().map_or_else(
+                || "trace".to_owned(),
+                |stem| stem.to_string_lossy().into_owned(),
+            );
+            let count = seen.entry(stem.clone()).or_default();
+            *count += 1;
+            let name = if *count == 1 {
+                stem
+            } else {
+                format!("{stem}-{count}")
+            };
+            // `--by-event`: a folder of tables per input.
+            if args.by_event {
+                out.join(name)
+            } else {
+                out.join(format!("{name}.parquet"))
+            }
+        })
+        .collect();
+    let failed = args
+        .files
+        .par_iter()
+        .zip(targets.par_iter())
+        .filter(|(path, target)| match write(path, target) {
+            Ok(()) => false,
+            Err(message) => {
+                // Nothing is left to tell about a line that cannot be written.
+                let _ = writeln!(std::io::stderr(), "etwc: {message}");
+                true
+            }
+        })
+        .count();
+    if failed == 0 {
+        Ok(())
+    } else {
+        Err(format!(
+            "{failed} of {} files could not be read or written in full (see above); the others \
+             are in {}",
+            args.files.len(),
+            out.display()
+        ))
+    }
+}
+
+/// A trace opened for `--format parquet`: its reader, the selection, its clock.
+type Opened = (EtlReader<BufReader<File>>, Selection, Option<TraceClock>);
+
+/// The trace `path` opened for `--format parquet`: its reader after the logfile header, the
+/// selection with the schemas and process names of a first pass, and its clock.
+fn open_for_parquet(args: &EtlArgs, path: &str) -> Result<Opened, String> {
+    let file = File::open(path).map_err(|error| format!("cannot read {path}: {error}"))?;
+    if let Some(what) = crate::read_once(&file) {
+        return Err(format!(
+            "--format parquet reads the file twice, which {path} cannot be ({what}, whose bytes \
+             can be read once): save it to a file first"
+        ));
+    }
+    let reader = EtlReader::new(BufReader::new(file)).map_err(|e| describe(path, &e))?;
+    let mut registry = Registry::for_trace(&args.manifest, &args.mof, None)?;
+    // What cannot be read here, the output's pass reports.
+    if let Ok(learning) = File::open(path) {
+        if let Ok(learning) = EtlReader::new(BufReader::new(learning)) {
+            registry.learn_reader(learning, path);
+        }
+    }
+    let mut selection = args.selection();
+    selection.registry = Arc::new(registry);
+    let clock = match reader.clock() {
+        Ok(clock) => Some(clock),
+        Err(error) => {
+            if let Some(needs) = needs_time::<JsonLines>(&selection) {
+                return Err(format!(
+                    "{path}: {needs} each event's time, but the file's clock cannot be read: \
+                     {error}"
+                ));
+            }
+            let _ = writeln!(
+                std::io::stderr(),
+                "note: {path}: no event has a time, as the file's clock cannot be read: {error}"
+            );
+            None
+        }
+    };
+    Ok((reader, selection, clock))
+}
+
+/// `--by-event`: the events of the trace `path` that pass the filters, one table per event type
+/// in `folder` ([`ByEvent`]), read buffer after buffer.
+fn by_event_file(args: &EtlArgs, path: &str, folder: &std::path::Path) -> Result<(), String> {
+    let (mut reader, selection, clock) = open_for_parquet(args, path)?;
+    let mut tables = ByEvent::create(folder)?;
+    let mut problems = Problems::default();
+    let mut left = selection.limit;
+    let registry: &Registry = &selection.registry;
+    let mut written = Ok(());
+    'buffers: while left != Some(0) {
+        let Some(buffer) = reader.next_buffer() else {
+            break;
+        };
+        let buffer = match buffer {
+            Ok(buffer) => buffer,
+            Err(error) => {
+                problems.push(error.to_string());
+                break;
+            }
+        };
+        for event in buffer.events() {
+            let event = match event {
+                Ok(event) => event,
+                Err(error) => {
+                    problems.push(error.to_string());
+                    break;
+                }
+            };
+            let filetime = filetime_of(&event, clock);
+            let decoded = DecodedEvent::new(
+                buffer.position.index,
+                buffer.processor,
+                event,
+                filetime,
+                registry,
+            );
+            if !selection.filter.matches(&decoded) {
+                continue;
+            }
+            if let Err(error) = tables.push(&decoded) {
+                written = Err(error);
+                break 'buffers;
+            }
+            if let Some(left) = &mut left {
+                *left -= 1;
+                if *left == 0 {
+                    break 'buffers;
+                }
+            }
+        }
+    }
+    let closed = tables.close();
+    written?;
+    closed?;
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{path}: {}", problems.line()))
+    }
+}
+
+/// Writes the `events` table of the trace `path` to the Parquet file `target`, with the same
+/// first pass, filters and limit as the other formats, in file order.
+fn parquet_file(args: &EtlArgs, path: &str, target: &std::path::Path) -> Result<(), String> {
+    let (mut reader, selection, clock) = open_for_parquet(args, path)?;
+    let mut out = EventsFile::create(target)?;
+    let mut problems = Problems::default();
+    let written = columns_in_file_order(&mut reader, &selection, clock, &mut out, &mut problems);
+    // The rows read are kept, whatever stopped the reading.
+    let closed = out.close();
+    written?;
+    closed?;
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{path}: {}", problems.line()))
+    }
+}
+
+/// The events of `buffers` that pass the filters, as one record batch (at most `limit` rows),
+/// and the error the decoding ended with, if any.
+fn chunk_columns(
+    buffers: &[StoredBuffer],
+    scratch: &mut Vec<u8>,
+    columns: &mut EventColumns,
+    buffer_size: usize,
+    selection: &Selection,
+    clock: Option<TraceClock>,
+) -> (arrow_array::RecordBatch, Vec<String>) {
+    let mut problems = Vec::new();
+    let registry: &Registry = &selection.registry;
+    'buffers: for stored in buffers {
+        let buffer = match stored.decode_growing(scratch, buffer_size) {
+            Ok(buffer) => buffer,
+            Err(error) => {
+                problems.push(error.to_string());
+                continue;
+            }
+        };
+        let index = buffer.position.index;
+        for event in buffer.events() {
+            let event = match event {
+                Ok(event) => event,
+                Err(error) => {
+                    problems.push(error.to_string());
+                    break;
+                }
+            };
+            let filetime = filetime_of(&event, clock);
+            let decoded = DecodedEvent::new(index, buffer.processor, event, filetime, registry);
+            if !selection.filter.matches(&decoded) {
+                continue;
+            }
+            columns.push(&decoded);
+            if selection
+                .limit
+                .is_some_and(|limit| columns.len() as u64 >= limit)
+            {
+                break 'buffers;
+            }
+        }
+    }
+    (columns.finish(), problems)
+}
+
+/// Writes `parts` to `out` in order, at most `left` rows of them, their errors to `problems`;
+/// returns whether the limit is reached.
+fn write_parts(
+    parts: Vec<(arrow_array::RecordBatch, Vec<String>)>,
+    out: &mut EventsFile,
+    left: &mut Option<u64>,
+    problems: &mut Problems,
+) -> Result<bool, String> {
+    for (batch, chunk_problems) in parts {
+        let rows = batch.num_rows() as u64;
+        let batch = match *left {
+            Some(left) if rows > left => batch.slice(0, left as usize),
+            _ => batch,
+        };
+        if batch.num_rows() > 0 {
+            out.write(&batch)?;
+        }
+        if let Some(left) = left {
+            *left -= batch.num_rows() as u64;
+            if *left == 0 {
+                return Ok(true);
+            }
+        }
+        problems.extend(chunk_problems);
+    }
+    Ok(false)
+}
+
+/// Writes the events of `reader` that pass the filters to `out` in file order, on both cores
+/// at once: while a batch of buffers is turned into columns (on every core), the batch before
+/// is written to the file and the next one is read. The errors met go to `problems`. Stops at
+/// the limit, reading no further.
+fn columns_in_file_order<R: Read + Send>(
+    reader: &mut EtlReader<R>,
+    selection: &Selection,
+    clock: Option<TraceClock>,
+    out: &mut EventsFile,
+    problems: &mut Problems,
+) -> Result<(), String> {
+    let buffer_size = reader.buffer_size();
+    let mut left = selection.limit;
+    if left == Some(0) {
+        return Ok(());
+    }
+    let limited = left.is_some();
+    let mut max_buffers = if limited { 1 } else { BATCH_BUFFERS };
+    let (mut current, mut next) = (Batch::default(), Batch::default());
+    let mut pending = Vec::new();
+    current.fill(reader, max_buffers);
+    while current.len > 0 || current.end.is_some() {
+        let reading_ended = current.end.is_some();
+        let (written, parts) = rayon::join(
+            || -> Result<bool, String> {
+                let full = write_parts(std::mem::take(&mut pending), out, &mut left, problems)?;
+                if full || reading_ended || limited {
+                    next.len = 0;
+                } else {
+                    next.fill(reader, max_buffers);
+                }
+                Ok(full)
+            },
+            || -> Vec<_> {
+                current
+                    .stored()
+                    .par_chunks(PARQUET_CHUNK)
+                    .map_init(
+                        || (Vec::new(), EventColumns::new()),
+                        |(scratch, columns), chunk| {
+                            chunk_columns(chunk, scratch, columns, buffer_size, selection, clock)
+                        },
+                    )
+                    .collect()
+            },
+        );
+        if written? {
+            return Ok(());
+        }
+        pending = parts;
+        if (limited || current.end.is_some())
+            && write_parts(std::mem::take(&mut pending), out, &mut left, problems)?
+        {
+            return Ok(());
+        }
+        if let Some(error) = current.end.take() {
+            problems.push(error.to_string());
+            break;
+        }
+        if limited {
+            max_buffers = (max_buffers * 2).min(BATCH_BUFFERS);
+            next.fill(reader, max_buffers);
+        }
+        std::mem::swap(&mut current, &mut next);
+    }
+    write_parts(pending, out, &mut left, problems)?;
+    Ok(())
 }

@@ -73,8 +73,19 @@ Examples:
 #[derive(clap::Args, Debug)]
 #[command(after_help = AFTER_HELP)]
 pub struct EtlArgs {
-    /// The .etl file, or - for standard input
-    pub file: String,
+    /// The .etl file, or - for standard input; several files with --format parquet only
+    #[arg(value_name = "FILE", required = true, num_args = 1..)]
+    pub files: Vec<String>,
+
+    /// With --format parquet: the file to write for one input; the folder to write
+    /// <stem>.parquet into for several inputs, or the tables of --by-event into
+    #[arg(short = 'o', long = "output", value_name = "PATH")]
+    pub out: Option<PathBuf>,
+
+    /// With --format parquet: one table per (provider, event) in the folder -o, its fields as
+    /// typed columns beside the common ones
+    #[arg(long)]
+    pub by_event: bool,
 
     /// The output: table (text lines, the default), json (one JSON object per event, the keys of
     /// `decode --json` plus buffer, offset, kind, processor, filetime and time), csv, or chrome
@@ -203,6 +214,8 @@ pub enum FormatArg {
     Csv,
     /// The Trace Event Format (Perfetto UI, chrome://tracing)
     Chrome,
+    /// Apache Parquet files of the events table (-o PATH), for DuckDB, polars, Spark
+    Parquet,
 }
 
 /// `--chrome-args`: what the `args` of a Chrome trace's event hold.
@@ -233,6 +246,7 @@ pub enum Output {
     Json,
     Csv,
     Chrome,
+    Parquet,
 }
 
 impl EtlArgs {
@@ -258,6 +272,7 @@ impl EtlArgs {
                 FormatArg::Json => Output::Json,
                 FormatArg::Csv => Output::Csv,
                 FormatArg::Chrome => Output::Chrome,
+                FormatArg::Parquet => Output::Parquet,
             }
         }
     }
@@ -294,7 +309,10 @@ impl EtlArgs {
             None
         };
         if let Some(report) = report {
-            if matches!(self.format(), FormatArg::Csv | FormatArg::Chrome) {
+            if matches!(
+                self.format(),
+                FormatArg::Csv | FormatArg::Chrome | FormatArg::Parquet
+            ) {
                 return Err((
                     ErrorKind::ArgumentConflict,
                     format!(
@@ -302,6 +320,7 @@ impl EtlArgs {
                          not --format {}",
                         match self.format() {
                             FormatArg::Csv => "csv",
+                            FormatArg::Parquet => "parquet",
                             _ => "chrome",
                         }
                     ),
@@ -314,6 +333,53 @@ impl EtlArgs {
                 "--chrome-args says what a Chrome trace's events hold: it needs --format chrome"
                     .to_owned(),
             ));
+        }
+        let parquet = self.format() == FormatArg::Parquet && report.is_none();
+        if parquet {
+            if self.out.is_none() {
+                return Err((
+                    ErrorKind::MissingRequiredArgument,
+                    "--format parquet writes files: give the file (or, for several inputs or \
+                     --by-event, the folder) with -o PATH"
+                        .to_owned(),
+                ));
+            }
+            if self.order == Order::Time {
+                return Err((
+                    ErrorKind::ArgumentConflict,
+                    "--format parquet writes the events in file order: leave out --order time \
+                     (sort by the time column when reading)"
+                        .to_owned(),
+                ));
+            }
+            if self.files.iter().any(|file| file == "-") {
+                return Err((
+                    ErrorKind::ValueValidation,
+                    "--format parquet reads files (twice: the first pass learns the schemas and \
+                     process names), not standard input"
+                        .to_owned(),
+                ));
+            }
+        } else {
+            if self.files.len() > 1 {
+                return Err((
+                    ErrorKind::TooManyValues,
+                    "several files are read with --format parquet only; give one file".to_owned(),
+                ));
+            }
+            if self.out.is_some() || self.by_event {
+                return Err((
+                    ErrorKind::ArgumentConflict,
+                    format!(
+                        "{} is for --format parquet only",
+                        if self.by_event {
+                            "--by-event"
+                        } else {
+                            "-o/--output"
+                        }
+                    ),
+                ));
+            }
         }
         if let (Some(from), Some(to)) = (self.from, self.to) {
             if from > to {

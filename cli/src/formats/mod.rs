@@ -8,9 +8,11 @@
 //!   bytes to its buffer's output and returning what the second step needs;
 //! - [`Format::emit`] then writes it, one event after the other in output order.
 
+pub mod by_event;
 pub mod chrome;
 pub mod csv;
 pub mod json;
+pub mod parquet;
 pub mod stats;
 pub mod table;
 
