@@ -18,7 +18,14 @@
 //! past a buffer that does not decode and raises once the events it could read have been
 //! handed out.
 //!
-//! Time: an event's `filetime` and `time` come from its raw timestamp through the file's clock.
+//! The dicts add `provider` after the JSON's keys: who logged the event as `--stats` and the
+//! CSV print it (the GUID, or `kernel:GROUP`); the header's dict adds its `start_time`,
+//! `end_time` and `boot_time` as dates. The filters of `etwc etl` ([`Filter`]) are keyword
+//! arguments of `open`, and run before any dict is built.
+//!
+//! Time: an event's `filetime` and `time` come from its raw timestamp through the file's clock;
+//! `time` is a timezone-aware `datetime` in UTC, its 100 ns truncated to microseconds
+//! (`filetime`, an int, is exact).
 //! When the logfile header names no clock that can be read, no event has a time: `open` then
 //! warns once (`etw_classic.NoTimeWarning`, with the line `etwc` prints after `note: `), the
 //! reason stays in `Reader.clock_error`, and every event's `filetime` and `time` are `None`;
@@ -34,15 +41,17 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use etw::read::{StoredBuffer, TraceClock};
+use etw::wire::UtcDateTime;
 use etw::{EtlReader, EtlReaderError, Event};
 use etw_classic_decode::event::filetime_of;
+use etw_classic_decode::filter::{parse_provider, parse_time, Filter};
 use etw_classic_decode::headers::file_members;
 use etw_classic_decode::report::{describe, Problems};
 use etw_classic_decode::sink::Sink;
 use etw_classic_decode::{DecodedEvent, Registry};
 use pyo3::exceptions::{PyOSError, PyTypeError, PyUserWarning, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyList, PyString};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString};
 
 pyo3::create_exception!(
     etw_classic,
@@ -69,22 +78,43 @@ const TIME_ORDER_QUEUE: usize = 1024;
 type Item = Result<Py<PyDict>, String>;
 
 /// The dict of `event` of buffer `buffer` on `processor`, dated through the file's clock and
-/// given its meaning by `registry`: the keys and values of its line of `etwc etl --json`
-/// ([`DecodedEvent::describe`]).
+/// given its meaning by `registry`, if it passes `filter`: the keys and values of its line of
+/// `etwc etl --json` ([`DecodedEvent::describe`]), then `provider` ([`event_dict_of`]).
+#[allow(clippy::too_many_arguments)]
 fn event_dict(
     py: Python<'_>,
     keys: &mut Keys,
     registry: &Registry,
+    filter: &Filter,
     buffer: usize,
     processor: u16,
     clock: Option<TraceClock>,
     event: Event<'_>,
-) -> PyResult<Py<PyDict>> {
+) -> PyResult<Option<Py<PyDict>>> {
     let filetime = filetime_of(&event, clock);
     let decoded = DecodedEvent::new(buffer, processor, event, filetime, registry);
+    if !filter.matches(&decoded) {
+        return Ok(None);
+    }
+    event_dict_of(py, keys, &decoded).map(Some)
+}
+
+/// The dict of `decoded`: the keys of its line of `etwc etl --json`, `time` a `datetime`
+/// ([`DictSink::utc`]), then `provider`: who logged it as `--stats` and the CSV print it (the
+/// provider GUID, or `kernel:GROUP` for the kernel's events; `None` when its header names
+/// neither).
+fn event_dict_of(
+    py: Python<'_>,
+    keys: &mut Keys,
+    decoded: &DecodedEvent<'_, '_>,
+) -> PyResult<Py<PyDict>> {
     let mut sink = DictSink::new(py, keys);
     decoded.describe(&mut sink);
-    sink.finish()
+    let dict = sink.finish()?;
+    let provider = decoded.facts().source.map(|source| source.to_string());
+    let key = keys.get(py, "provider");
+    dict.bind(py).set_item(key, provider)?;
+    Ok(dict)
 }
 
 /// The logfile header's dict: the keys of the first line of `etwc etl --json`.
@@ -104,22 +134,72 @@ fn header_dict<R: std::io::Read>(
         &names.log_file_name.to_string(),
     );
     sink.end_object();
-    sink.finish()
+    let dict = sink.finish()?;
+    // The logfile header's FILETIMEs (exact under `logfile_header`) as dates, as the table
+    // shows them.
+    let header = reader.logfile_header();
+    for (key, filetime) in [
+        ("start_time", header.start_time()),
+        ("end_time", header.end_time()),
+        ("boot_time", header.boot_time()),
+    ] {
+        let time = keys.datetime(py, &UtcDateTime::from_filetime(filetime))?;
+        let key = keys.get(py, key);
+        dict.bind(py).set_item(key, time)?;
+    }
+    Ok(dict)
 }
 
 /// The keys of the dicts as Python strings, each made once and shared by every dict: a list of
 /// events holds one copy of each key, and no string is made and hashed per key per event.
+/// With them, `datetime.datetime` and `datetime.timezone.utc`, looked up once.
 #[derive(Default)]
-struct Keys(HashMap<String, Py<PyString>>);
+struct Keys {
+    strings: HashMap<String, Py<PyString>>,
+    datetime: Option<(Py<PyAny>, Py<PyAny>)>,
+}
 
 impl Keys {
     fn get<'py>(&mut self, py: Python<'py>, key: &str) -> Bound<'py, PyString> {
-        if let Some(known) = self.0.get(key) {
+        if let Some(known) = self.strings.get(key) {
             return known.bind(py).clone();
         }
         let made = PyString::intern(py, key);
-        self.0.insert(key.to_owned(), made.clone().unbind());
+        self.strings.insert(key.to_owned(), made.clone().unbind());
         made
+    }
+
+    /// `time` as a timezone-aware `datetime` in UTC, its 100 ns intervals truncated to the
+    /// microseconds a `datetime` holds; `None` outside the years 1 to 9999 that `datetime`
+    /// can hold (the FILETIME keeps the exact value).
+    fn datetime<'py>(
+        &mut self,
+        py: Python<'py>,
+        time: &UtcDateTime,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        if !(1..=9999).contains(&time.year) {
+            return Ok(py.None().into_bound(py));
+        }
+        let (class, utc) = match &self.datetime {
+            Some((class, utc)) => (class.bind(py).clone(), utc.bind(py).clone()),
+            None => {
+                let module = py.import("datetime")?;
+                let class = module.getattr("datetime")?;
+                let utc = module.getattr("timezone")?.getattr("utc")?;
+                self.datetime = Some((class.clone().unbind(), utc.clone().unbind()));
+                (class, utc)
+            }
+        };
+        class.call1((
+            time.year,
+            time.month,
+            time.day,
+            time.hour,
+            time.minute,
+            time.second,
+            time.intervals / 10,
+            utc,
+        ))
     }
 }
 
@@ -132,7 +212,7 @@ enum Open<'py> {
 /// A [`Sink`] that builds the Python value of what it is given: objects as dicts (a key given
 /// twice keeps its first place and its last value, as in `serde_json`'s maps), arrays as
 /// lists, integers as ints, floats as floats (`None` when not finite, as the JSON's `null`),
-/// strings as strs, the event's bytes as `bytes`.
+/// strings as strs, the event's bytes as `bytes`, the event's time as a `datetime`.
 struct DictSink<'py, 'k> {
     py: Python<'py>,
     keys: &'k mut Keys,
@@ -244,12 +324,24 @@ impl Sink for DictSink<'_, '_> {
     fn bytes(&mut self, value: &[u8]) {
         self.place(Ok(PyBytes::new(self.py, value).into_any()));
     }
+    /// The event's `time` (a member of the outermost object) as a timezone-aware `datetime`
+    /// ([`Keys::datetime`]); the times among its decoded `fields` stay the JSON's text, as
+    /// every other field value does.
+    fn utc(&mut self, value: &UtcDateTime) {
+        if self.open.len() == 1 {
+            let time = self.keys.datetime(self.py, value);
+            self.place(time);
+        } else {
+            self.display(value);
+        }
+    }
 }
 
 /// The events in file order: one buffer read, decoded and turned into lines at a time.
 struct FileOrder {
     reader: EtlReader<BufReader<File>>,
     registry: Arc<Registry>,
+    filter: Arc<Filter>,
     clock: Option<TraceClock>,
     stored: StoredBuffer,
     /// Grown to what the buffers decompress to, at most the logfile header's `BufferSize`.
@@ -275,18 +367,23 @@ impl FileOrder {
             let index = buffer.position.index;
             for event in buffer.events() {
                 match event {
-                    Ok(event) => self.pending.push_back(
-                        event_dict(
+                    Ok(event) => {
+                        let dict = event_dict(
                             py,
                             keys,
                             &self.registry,
+                            &self.filter,
                             index,
                             buffer.processor,
                             self.clock,
                             event,
-                        )
-                        .map_err(|error| error.to_string()),
-                    ),
+                        );
+                        match dict {
+                            Ok(Some(dict)) => self.pending.push_back(Ok(dict)),
+                            Ok(None) => {}
+                            Err(error) => self.pending.push_back(Err(error.to_string())),
+                        }
+                    }
                     Err(error) => {
                         self.pending.push_back(Err(error.to_string()));
                         break;
@@ -310,6 +407,7 @@ impl TimeOrder {
     fn start(
         mut reader: EtlReader<BufReader<File>>,
         registry: Arc<Registry>,
+        filter: Arc<Filter>,
         clock: Option<TraceClock>,
     ) -> Self {
         let (sender, receiver) = sync_channel::<Item>(TIME_ORDER_QUEUE);
@@ -318,13 +416,20 @@ impl TimeOrder {
             // The walk ends early, with the error of `send`, when the receiver has gone.
             let _ = reader.for_each_event_in_time_order(|item| {
                 let item = match item {
-                    Ok(item) => Python::attach(|py| {
+                    Ok(item) => {
                         let (buffer, processor) = (item.position.index, item.processor);
-                        event_dict(
-                            py, &mut keys, &registry, buffer, processor, clock, item.event,
-                        )
-                        .map_err(|error| error.to_string())
-                    }),
+                        let filetime = filetime_of(&item.event, clock);
+                        let decoded =
+                            DecodedEvent::new(buffer, processor, item.event, filetime, &registry);
+                        // The filters run without the GIL.
+                        if !filter.matches(&decoded) {
+                            return Ok(());
+                        }
+                        Python::attach(|py| {
+                            event_dict_of(py, &mut keys, &decoded)
+                                .map_err(|error| error.to_string())
+                        })
+                    }
                     Err(error) => Err(error.to_string()),
                 };
                 sender.send(item)
@@ -376,6 +481,8 @@ struct Reader {
     keys: Keys,
     /// Why the file's clock cannot be read, if it cannot.
     clock_error: Option<String>,
+    /// How many more events `limit` lets through, if one was given.
+    remaining: Option<u64>,
 }
 
 #[pymethods]
@@ -447,7 +554,16 @@ impl Reader {
                 Some(Source::Time(source)) => source.next_item(py),
             };
             match item {
-                Some(Ok(dict)) => return Ok(Some(dict.into_bound(py))),
+                Some(Ok(dict)) => {
+                    if let Some(remaining) = &mut self.remaining {
+                        *remaining = remaining.saturating_sub(1);
+                        if *remaining == 0 {
+                            // The limit reached: nothing further is read.
+                            self.source = None;
+                        }
+                    }
+                    return Ok(Some(dict.into_bound(py)));
+                }
                 Some(Err(problem)) => self.problems.push(problem),
                 None => {
                     self.source = None;
@@ -532,6 +648,161 @@ fn paths(name: &str, value: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<PathBuf>>
         .collect()
 }
 
+/// The strings of `value`, the filter argument `name`: `None`, one str, or an iterable of strs.
+fn strings(name: &str, value: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<String>> {
+    let Some(value) = value else {
+        return Ok(Vec::new());
+    };
+    if let Ok(text) = value.extract::<String>() {
+        return Ok(vec![text]);
+    }
+    let items = value.try_iter().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "{name}: expected a str or a list of strs, found {}",
+            type_name(value)
+        ))
+    })?;
+    items
+        .enumerate()
+        .map(|(index, item)| {
+            let item = item?;
+            item.extract::<String>().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "{name}[{index}]: expected a str, found {}",
+                    type_name(&item)
+                ))
+            })
+        })
+        .collect()
+}
+
+/// The name of `value`'s type, for the messages.
+fn type_name(value: &Bound<'_, PyAny>) -> String {
+    value
+        .get_type()
+        .name()
+        .map_or_else(|_| "?".to_owned(), |name| name.to_string())
+}
+
+/// The process ids of `pid`: `None`, one int, or an iterable of ints (0 to 2**32 - 1).
+fn process_ids(value: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<u32>> {
+    let Some(value) = value else {
+        return Ok(Vec::new());
+    };
+    let one = |place: String, item: &Bound<'_, PyAny>| {
+        if !item.is_instance_of::<PyInt>() {
+            return Err(PyTypeError::new_err(format!(
+                "{place}: expected an int, found {}",
+                type_name(item)
+            )));
+        }
+        item.extract::<u32>().map_err(|_| {
+            PyValueError::new_err(format!(
+                "{place}: expected a process id from 0 to 4294967295, found {item}"
+            ))
+        })
+    };
+    if value.is_instance_of::<PyInt>() {
+        return Ok(vec![one("pid".to_owned(), value)?]);
+    }
+    let not_ints = || {
+        PyTypeError::new_err(format!(
+            "pid: expected an int or a list of ints, found {}",
+            type_name(value)
+        ))
+    };
+    // A str is iterable, but of strs.
+    if value.is_instance_of::<PyString>() {
+        return Err(not_ints());
+    }
+    let items = value.try_iter().map_err(|_| not_ints())?;
+    items
+        .enumerate()
+        .map(|(index, item)| one(format!("pid[{index}]"), &item?))
+        .collect()
+}
+
+/// The FILETIME of `start` or `end`: a timezone-aware `datetime` (its microseconds, converted
+/// to UTC), an ISO 8601 UTC str as `etwc etl --from` takes it (up to seven fractional digits),
+/// or an int FILETIME (100 ns since 1601-01-01 UTC, the events' `filetime`). A naive `datetime`
+/// is refused: it names no instant.
+fn time_bound(name: &str, value: Option<&Bound<'_, PyAny>>) -> PyResult<Option<i64>> {
+    let Some(value) = value.filter(|value| !value.is_none()) else {
+        return Ok(None);
+    };
+    if value.is_instance_of::<PyInt>() {
+        return value.extract::<i64>().map(Some).map_err(|_| {
+            PyValueError::new_err(format!(
+                "{name}: expected a FILETIME from -2**63 to 2**63 - 1, found {value}"
+            ))
+        });
+    }
+    if let Ok(text) = value.extract::<String>() {
+        return parse_time(&text)
+            .map(Some)
+            .map_err(|error| PyValueError::new_err(format!("{name}: {error}")));
+    }
+    let py = value.py();
+    let datetime = py.import("datetime")?;
+    if !value.is_instance(&datetime.getattr("datetime")?)? {
+        return Err(PyTypeError::new_err(format!(
+            "{name}: expected a datetime (timezone-aware), an ISO 8601 UTC str or an int \
+             FILETIME, found {}",
+            type_name(value)
+        )));
+    }
+    if value.call_method0("utcoffset")?.is_none() {
+        return Err(PyValueError::new_err(format!(
+            "{name}: expected a timezone-aware datetime (tzinfo=datetime.timezone.utc, for \
+             instance), found the naive {value}, which names no instant"
+        )));
+    }
+    let utc = datetime.getattr("timezone")?.getattr("utc")?;
+    let value = value.call_method1("astimezone", (utc,))?;
+    let part = |attribute: &str| -> PyResult<u32> { value.getattr(attribute)?.extract() };
+    let small = |value: u32| u8::try_from(value).unwrap_or(u8::MAX);
+    let time = UtcDateTime {
+        year: value.getattr("year")?.extract()?,
+        month: small(part("month")?),
+        day: small(part("day")?),
+        hour: small(part("hour")?),
+        minute: small(part("minute")?),
+        second: small(part("second")?),
+        intervals: part("microsecond")?.saturating_mul(10),
+    };
+    // Every datetime is a time of the calendar, within FILETIME's years.
+    Ok(time.to_filetime())
+}
+
+/// The filters of `open` and `read_arrow`, as `etwc etl` takes them: every one given must
+/// hold; one given several values holds when any of them does ([`Filter::matches`]).
+#[allow(clippy::too_many_arguments)]
+fn filter_of(
+    provider: Option<&Bound<'_, PyAny>>,
+    event: Option<&Bound<'_, PyAny>>,
+    process: Option<&Bound<'_, PyAny>>,
+    pid: Option<&Bound<'_, PyAny>>,
+    start: Option<&Bound<'_, PyAny>>,
+    end: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Filter> {
+    let providers = strings("provider", provider)?
+        .iter()
+        .map(|text| {
+            parse_provider(text)
+                .map_err(|error| PyValueError::new_err(format!("provider: {error}")))
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    Ok(Filter {
+        providers,
+        events: strings("event", event)?,
+        processes: strings("process", process)?,
+        process_ids: process_ids(pid)?,
+        from: time_bound("start", start)?,
+        to: time_bound("end", end)?,
+        ..Filter::default()
+    })
+}
+
 /// Opens the .etl file at `path` (a str or os.PathLike), reads its logfile header, and
 /// learns what names its events and decodes their fields.
 ///
@@ -551,10 +822,26 @@ fn paths(name: &str, value: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<PathBuf>>
 /// raises EtlError naming the reason; otherwise `open` warns (NoTimeWarning, once) and
 /// `Reader.clock_error` keeps the reason.
 ///
+/// The filters, run in Rust before any dict is built, are those of `etwc etl`; every one given
+/// must hold, and one given several values (a list) holds when any of them does. `provider`: a
+/// provider GUID, `kernel:GROUP` (the `provider` key, as `--stats` and the CSV print it) or a
+/// provider name; `event`: an event name, or `provider/event`; `process`: a process name; `pid`:
+/// a process id (an int); `start`, `end`: the first and last time let through (inclusive), each
+/// a timezone-aware `datetime`, an ISO 8601 UTC str (up to seven fractional digits) or an int
+/// FILETIME; `limit`: at most this many events, reading no further. Names are compared without
+/// regard to ASCII case; an event without what a filter looks at does not pass it.
+///
 /// Raises FileNotFoundError (or another OSError) when the file cannot be opened, EtlError when
-/// it is not an .etl file or a manifest or MOF file cannot be read or parsed.
+/// it is not an .etl file or a manifest or MOF file cannot be read or parsed, or when `start`
+/// or `end` is given and the file's clock cannot be read; TypeError or ValueError for a filter
+/// that is not one.
 #[pyfunction]
-#[pyo3(signature = (path, order = "file", manifest = None, mof = None, *, require_time = false))]
+#[pyo3(signature = (
+    path, order = "file", manifest = None, mof = None, *, require_time = false,
+    provider = None, event = None, process = None, pid = None, start = None, end = None,
+    limit = None,
+))]
+#[allow(clippy::too_many_arguments)]
 fn open(
     py: Python<'_>,
     path: &Bound<'_, PyAny>,
@@ -562,7 +849,15 @@ fn open(
     manifest: Option<&Bound<'_, PyAny>>,
     mof: Option<&Bound<'_, PyAny>>,
     require_time: bool,
+    provider: Option<&Bound<'_, PyAny>>,
+    event: Option<&Bound<'_, PyAny>>,
+    process: Option<&Bound<'_, PyAny>>,
+    pid: Option<&Bound<'_, PyAny>>,
+    start: Option<&Bound<'_, PyAny>>,
+    end: Option<&Bound<'_, PyAny>>,
+    limit: Option<u64>,
 ) -> PyResult<Reader> {
+    let filter = Arc::new(filter_of(provider, event, process, pid, start, end)?);
     let time_order = match order {
         "file" => false,
         "time" => true,
@@ -594,6 +889,13 @@ fn open(
     let header = header_dict(py, &mut keys, &reader)?;
     let (clock, clock_error) = match reader.clock() {
         Ok(clock) => (Some(clock), None),
+        Err(error) if filter.from.is_some() || filter.to.is_some() => {
+            // As `etwc etl --from`: refused with the reason, rather than match nothing.
+            return Err(EtlError::new_err(format!(
+                "{shown}: start and end need each event's time, but the file's clock cannot be \
+                 read: {error}"
+            )));
+        }
         Err(error) if require_time => {
             return Err(EtlError::new_err(format!(
                 "{shown}: require_time=True needs each event's time, but the file's clock cannot \
@@ -615,11 +917,12 @@ fn open(
         }
     };
     let source = if time_order {
-        Source::Time(TimeOrder::start(reader, registry, clock))
+        Source::Time(TimeOrder::start(reader, registry, filter, clock))
     } else {
         Source::File(Box::new(FileOrder {
             reader,
             registry,
+            filter,
             clock,
             stored: StoredBuffer::new(),
             scratch: Vec::new(),
@@ -629,11 +932,13 @@ fn open(
     Ok(Reader {
         path: shown,
         header,
-        source: Some(source),
+        // `limit=0`: no event, and nothing read.
+        source: (limit != Some(0)).then_some(source),
         problems: Problems::default(),
         closed: false,
         keys,
         clock_error,
+        remaining: limit,
     })
 }
 
