@@ -19,12 +19,15 @@
 //! | [`manifest`] | instrumentation manifests (`.man` XML), given by the user or written into the stream by EventSource |
 //! | [`mof`] | classic MOF text: provider, event and event type classes with their qualifiers |
 //! | [`kernel`] | the kernel's built-in classes as schemas |
+//! | `arrow` | (feature `arrow`) decoded events as Arrow columns: `EventColumns`, the `events` table of Parquet and Python |
 //!
 //! This crate needs the standard library (text, memory); it only wraps the core.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs, missing_debug_implementations)]
 
+#[cfg(feature = "arrow")]
+pub mod arrow;
 pub mod event;
 pub mod event_info;
 pub mod event_source;
@@ -40,6 +43,8 @@ pub mod report;
 pub mod schema;
 pub mod sink;
 
+#[cfg(feature = "arrow")]
+pub use arrow::EventColumns;
 pub use event::DecodedEvent;
 pub use registry::{Checked, Decoded, Description, Identified, Registry, SchemaFile, Undecoded};
 pub use schema::{EventSchema, MapKind, Name, SchemaKey, SchemaOrigin, SchemaSource, ValueMap};
