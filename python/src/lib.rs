@@ -40,6 +40,7 @@ use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
+use arrow_array::RecordBatch;
 use etw::read::{StoredBuffer, TraceClock};
 use etw::wire::UtcDateTime;
 use etw::{EtlReader, EtlReaderError, Event};
@@ -48,10 +49,11 @@ use etw_classic_decode::filter::{parse_provider, parse_time, Filter};
 use etw_classic_decode::headers::file_members;
 use etw_classic_decode::report::{describe, Problems};
 use etw_classic_decode::sink::Sink;
-use etw_classic_decode::{DecodedEvent, Registry};
+use etw_classic_decode::{DecodedEvent, EventColumns, Registry};
 use pyo3::exceptions::{PyOSError, PyTypeError, PyUserWarning, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString};
+use pyo3_arrow::PyTable;
 
 pyo3::create_exception!(
     etw_classic,
@@ -803,6 +805,244 @@ fn filter_of(
     })
 }
 
+/// An .etl file opened for `open` or `read_arrow`: its reader, the registry that names its
+/// events (the user's manifests and MOF files, then the first pass over the file), and its clock.
+struct Opened {
+    /// The path as given, for the messages.
+    shown: String,
+    reader: EtlReader<BufReader<File>>,
+    registry: Arc<Registry>,
+    clock: Option<TraceClock>,
+    /// Why the file's clock cannot be read, if it cannot.
+    clock_error: Option<String>,
+    time_order: bool,
+}
+
+impl Opened {
+    /// Opens `path`; without a clock, raises when `require_time` or a time filter asks for
+    /// one, and otherwise warns (NoTimeWarning) once.
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        path: &Bound<'_, PyAny>,
+        order: &str,
+        manifest: Option<&Bound<'_, PyAny>>,
+        mof: Option<&Bound<'_, PyAny>>,
+        require_time: bool,
+        filter: &Filter,
+    ) -> PyResult<Self> {
+        let time_order = match order {
+            "file" => false,
+            "time" => true,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "order: expected \"file\" or \"time\", found {other:?}"
+                )))
+            }
+        };
+        let manifests = paths("manifest", manifest)?;
+        let mofs = paths("mof", mof)?;
+        let file_path: PathBuf = path.extract()?;
+        let shown = file_path.display().to_string();
+        let reader = File::open(&file_path)
+            .map_err(|error| EtlReaderError::Io {
+                buffer: None,
+                error,
+            })
+            .and_then(|file| EtlReader::new(BufReader::new(file)))
+            .map_err(|error| open_error(py, path, &shown, &error))?;
+        // As `etwc etl`: the user's files, then the first pass over the file (a path that is
+        // not UTF-8 text, which `etwc` does not take either, gets no first pass).
+        let first_pass = file_path.to_str();
+        let registry = py
+            .detach(|| Registry::for_trace(&manifests, &mofs, first_pass))
+            .map_err(EtlError::new_err)?;
+        let registry = Arc::new(registry);
+        let (clock, clock_error) = match reader.clock() {
+            Ok(clock) => (Some(clock), None),
+            Err(error) if filter.from.is_some() || filter.to.is_some() => {
+                // As `etwc etl --from`: refused with the reason, rather than match nothing.
+                return Err(EtlError::new_err(format!(
+                    "{shown}: start and end need each event's time, but the file's clock \
+                     cannot be read: {error}"
+                )));
+            }
+            Err(error) if require_time => {
+                return Err(EtlError::new_err(format!(
+                    "{shown}: require_time=True needs each event's time, but the file's clock \
+                     cannot be read: {error}"
+                )))
+            }
+            Err(error) => {
+                // The line `etwc` prints on stderr, after `note: `.
+                let message = format!(
+                    "{shown}: no event has a time, as the file's clock cannot be read: {error}"
+                );
+                PyErr::warn(
+                    py,
+                    &py.get_type::<NoTimeWarning>(),
+                    &std::ffi::CString::new(message).unwrap_or_default(),
+                    1,
+                )?;
+                (None, Some(error.to_string()))
+            }
+        };
+        Ok(Self {
+            shown,
+            reader,
+            registry,
+            clock,
+            clock_error,
+            time_order,
+        })
+    }
+}
+
+/// The rows of one record batch of `read_arrow`, at most: memory stays bounded by a batch's
+/// builders while the table is read, whatever the trace's length.
+const BATCH_ROWS: usize = 64 * 1024;
+
+/// The record batches of the events that pass `filter`, at most `limit` of them, built
+/// without the GIL; and the problems met.
+fn event_batches(
+    opened: &mut Opened,
+    filter: &Filter,
+    limit: Option<u64>,
+) -> (Vec<RecordBatch>, Problems) {
+    let mut batches = Vec::new();
+    let mut problems = Problems::default();
+    let mut columns = EventColumns::new();
+    let mut remaining = limit.unwrap_or(u64::MAX);
+    let (registry, clock) = (&*opened.registry, opened.clock);
+    // Adds one event; false once the limit is reached.
+    let mut take = |columns: &mut EventColumns, decoded: &DecodedEvent<'_, '_>| -> bool {
+        if remaining == 0 {
+            return false;
+        }
+        if filter.matches(decoded) {
+            columns.push(decoded);
+            remaining -= 1;
+            if columns.len() >= BATCH_ROWS {
+                batches.push(columns.finish());
+            }
+        }
+        remaining > 0
+    };
+    if opened.time_order {
+        let _stopped = opened.reader.for_each_event_in_time_order(|item| {
+            let item = match item {
+                Ok(item) => item,
+                Err(error) => {
+                    problems.push(error.to_string());
+                    return Ok(());
+                }
+            };
+            let filetime = filetime_of(&item.event, clock);
+            let decoded = DecodedEvent::new(
+                item.position.index,
+                item.processor,
+                item.event,
+                filetime,
+                registry,
+            );
+            if take(&mut columns, &decoded) {
+                Ok(())
+            } else {
+                Err(())
+            }
+        });
+    } else if limit != Some(0) {
+        let mut stored = StoredBuffer::new();
+        let mut scratch = Vec::new();
+        'buffers: loop {
+            match opened.reader.read_stored_buffer(&mut stored) {
+                None => break,
+                Some(Err(error)) => {
+                    problems.push(error.to_string());
+                    continue;
+                }
+                Some(Ok(())) => {}
+            }
+            let buffer_size = opened.reader.buffer_size();
+            let buffer = match stored.decode_growing(&mut scratch, buffer_size) {
+                Ok(buffer) => buffer,
+                Err(error) => {
+                    problems.push(error.to_string());
+                    continue;
+                }
+            };
+            let index = buffer.position.index;
+            for event in buffer.events() {
+                match event {
+                    Ok(event) => {
+                        let filetime = filetime_of(&event, clock);
+                        let decoded =
+                            DecodedEvent::new(index, buffer.processor, event, filetime, registry);
+                        if !take(&mut columns, &decoded) {
+                            break 'buffers;
+                        }
+                    }
+                    Err(error) => {
+                        problems.push(error.to_string());
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    if !columns.is_empty() || batches.is_empty() {
+        batches.push(columns.finish());
+    }
+    (batches, problems)
+}
+
+/// Reads the events of the .etl file at `path` into a `pyarrow.Table`: one row per event, the
+/// columns of the decode crate's `EventColumns` (`buffer`, `offset`, `kind`, `processor`,
+/// `size`, `timestamp`, `filetime`, `time` as a UTC timestamp in nanoseconds, `provider`,
+/// the names dictionary-encoded, `pid`, `tid`, the descriptor's numbers, `fields` as JSON
+/// text, `data` as bytes...), each the value of the key of the same name of the events of
+/// `open` (`time` to the nanosecond there, the FILETIME's 100 ns kept).
+///
+/// The filters, `order`, `manifest` and `mof` are those of `open`; the events are read, named,
+/// decoded and filtered in Rust without the GIL, in record batches of at most 65,536 rows,
+/// handed to pyarrow through the Arrow C data interface (no copy). `table.to_pandas()` and
+/// `polars.from_arrow(table)` follow.
+///
+/// Raises what `open` raises; and EtlError, with the message of `etwc`, when a part of the file
+/// cannot be read (no table is returned then).
+#[pyfunction]
+#[pyo3(signature = (
+    path, *, provider = None, event = None, process = None, pid = None, start = None,
+    end = None, limit = None, order = "file", manifest = None, mof = None,
+))]
+#[allow(clippy::too_many_arguments)]
+fn read_arrow<'py>(
+    py: Python<'py>,
+    path: &Bound<'py, PyAny>,
+    provider: Option<&Bound<'py, PyAny>>,
+    event: Option<&Bound<'py, PyAny>>,
+    process: Option<&Bound<'py, PyAny>>,
+    pid: Option<&Bound<'py, PyAny>>,
+    start: Option<&Bound<'py, PyAny>>,
+    end: Option<&Bound<'py, PyAny>>,
+    limit: Option<u64>,
+    order: &str,
+    manifest: Option<&Bound<'py, PyAny>>,
+    mof: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let filter = filter_of(provider, event, process, pid, start, end)?;
+    let mut opened = Opened::new(py, path, order, manifest, mof, false, &filter)?;
+    let (batches, problems) = py.detach(|| event_batches(&mut opened, &filter, limit));
+    if !problems.is_empty() {
+        return Err(EtlError::new_err(format!(
+            "{}: {}",
+            opened.shown,
+            problems.line()
+        )));
+    }
+    PyTable::try_new(batches, EventColumns::schema())?.into_pyarrow(py)
+}
+
 /// Opens the .etl file at `path` (a str or os.PathLike), reads its logfile header, and
 /// learns what names its events and decodes their fields.
 ///
@@ -858,64 +1098,17 @@ fn open(
     limit: Option<u64>,
 ) -> PyResult<Reader> {
     let filter = Arc::new(filter_of(provider, event, process, pid, start, end)?);
-    let time_order = match order {
-        "file" => false,
-        "time" => true,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "order: expected \"file\" or \"time\", found {other:?}"
-            )))
-        }
-    };
-    let manifests = paths("manifest", manifest)?;
-    let mofs = paths("mof", mof)?;
-    let file_path: PathBuf = path.extract()?;
-    let shown = file_path.display().to_string();
-    let reader = File::open(&file_path)
-        .map_err(|error| EtlReaderError::Io {
-            buffer: None,
-            error,
-        })
-        .and_then(|file| EtlReader::new(BufReader::new(file)))
-        .map_err(|error| open_error(py, path, &shown, &error))?;
-    // As `etwc etl`: the user's files, then the first pass over the file (a path that is not
-    // UTF-8 text, which `etwc` does not take either, gets no first pass).
-    let first_pass = file_path.to_str();
-    let registry = py
-        .detach(|| Registry::for_trace(&manifests, &mofs, first_pass))
-        .map_err(EtlError::new_err)?;
-    let registry = Arc::new(registry);
+    let opened = Opened::new(py, path, order, manifest, mof, require_time, &filter)?;
+    let Opened {
+        shown,
+        reader,
+        registry,
+        clock,
+        clock_error,
+        time_order,
+    } = opened;
     let mut keys = Keys::default();
     let header = header_dict(py, &mut keys, &reader)?;
-    let (clock, clock_error) = match reader.clock() {
-        Ok(clock) => (Some(clock), None),
-        Err(error) if filter.from.is_some() || filter.to.is_some() => {
-            // As `etwc etl --from`: refused with the reason, rather than match nothing.
-            return Err(EtlError::new_err(format!(
-                "{shown}: start and end need each event's time, but the file's clock cannot be \
-                 read: {error}"
-            )));
-        }
-        Err(error) if require_time => {
-            return Err(EtlError::new_err(format!(
-                "{shown}: require_time=True needs each event's time, but the file's clock cannot \
-                 be read: {error}"
-            )))
-        }
-        Err(error) => {
-            // The line `etwc` prints on stderr, after `note: `.
-            let message = format!(
-                "{shown}: no event has a time, as the file's clock cannot be read: {error}"
-            );
-            PyErr::warn(
-                py,
-                &py.get_type::<NoTimeWarning>(),
-                &std::ffi::CString::new(message).unwrap_or_default(),
-                1,
-            )?;
-            (None, Some(error.to_string()))
-        }
-    };
     let source = if time_order {
         Source::Time(TimeOrder::start(reader, registry, filter, clock))
     } else {
@@ -948,5 +1141,5 @@ fn open(
 #[pymodule]
 mod etw_classic {
     #[pymodule_export]
-    use super::{open, EtlError, NoTimeWarning, Reader};
+    use super::{open, read_arrow, EtlError, NoTimeWarning, Reader};
 }
