@@ -928,6 +928,12 @@ fn event_batches(
         }
         remaining > 0
     };
+    if !opened.time_order && limit.is_none() {
+        let workers = std::thread::available_parallelism().map_or(1, usize::from);
+        if workers > 1 {
+            return parallel_batches(opened, filter, workers.min(MAX_WORKERS));
+        }
+    }
     if opened.time_order {
         let _stopped = opened.reader.for_each_event_in_time_order(|item| {
             let item = match item {
@@ -996,6 +1002,137 @@ fn event_batches(
     (batches, problems)
 }
 
+/// The threads that decode buffers for `read_arrow` in file order, at most.
+const MAX_WORKERS: usize = 8;
+
+/// The stored buffers handed to a thread at a time: one record batch (or more, past
+/// [`BATCH_ROWS`] rows) each.
+const CHUNK_BUFFERS: usize = 32;
+
+/// One chunk's outcome, in file order: the stored buffers, or the error reading one.
+type Chunk = Vec<Result<StoredBuffer, String>>;
+
+/// [`event_batches`] in file order without a limit, on `workers` threads: this one reads the
+/// stored buffers (compressed as stored) in chunks of [`CHUNK_BUFFERS`], the workers
+/// decompress, decode and filter them into record batches, which are put back in file order.
+/// At most `2 × workers` chunks wait to be decoded, so that reading runs no further ahead.
+fn parallel_batches(
+    opened: &mut Opened,
+    filter: &Filter,
+    workers: usize,
+) -> (Vec<RecordBatch>, Problems) {
+    let (registry, clock) = (&*opened.registry, opened.clock);
+    let buffer_size = opened.reader.buffer_size();
+    let reader = &mut opened.reader;
+    let mut done: std::collections::BTreeMap<usize, (Vec<RecordBatch>, Vec<String>)> =
+        std::collections::BTreeMap::new();
+    let (chunks, to_decode) = sync_channel::<(usize, Chunk)>(workers.saturating_mul(2));
+    let to_decode = Mutex::new(to_decode);
+    std::thread::scope(|scope| {
+        let (results, decoded) = std::sync::mpsc::channel();
+        for _ in 0..workers {
+            let (to_decode, results) = (&to_decode, results.clone());
+            scope.spawn(move || {
+                let mut columns = EventColumns::new();
+                let mut scratch = Vec::new();
+                loop {
+                    let next = match to_decode.lock() {
+                        Ok(receiver) => receiver.recv(),
+                        Err(_) => break,
+                    };
+                    let Ok((number, chunk)) = next else { break };
+                    let mut batches = Vec::new();
+                    let mut problems = Vec::new();
+                    for stored in chunk {
+                        let stored = match stored {
+                            Ok(stored) => stored,
+                            Err(problem) => {
+                                problems.push(problem);
+                                continue;
+                            }
+                        };
+                        let buffer = match stored.decode_growing(&mut scratch, buffer_size) {
+                            Ok(buffer) => buffer,
+                            Err(error) => {
+                                problems.push(error.to_string());
+                                continue;
+                            }
+                        };
+                        let index = buffer.position.index;
+                        for event in buffer.events() {
+                            match event {
+                                Ok(event) => {
+                                    let filetime = filetime_of(&event, clock);
+                                    let decoded = DecodedEvent::new(
+                                        index,
+                                        buffer.processor,
+                                        event,
+                                        filetime,
+                                        registry,
+                                    );
+                                    if filter.matches(&decoded) {
+                                        columns.push(&decoded);
+                                        if columns.len() >= BATCH_ROWS {
+                                            batches.push(columns.finish());
+                                        }
+                                    }
+                                }
+                                Err(error) => {
+                                    problems.push(error.to_string());
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                    if !columns.is_empty() {
+                        batches.push(columns.finish());
+                    }
+                    if results.send((number, batches, problems)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(results);
+        let mut number = 0usize;
+        let mut chunk: Chunk = Vec::with_capacity(CHUNK_BUFFERS);
+        loop {
+            let mut stored = StoredBuffer::new();
+            match reader.read_stored_buffer(&mut stored) {
+                None => break,
+                Some(Ok(())) => chunk.push(Ok(stored)),
+                Some(Err(error)) => chunk.push(Err(error.to_string())),
+            }
+            if chunk.len() >= CHUNK_BUFFERS {
+                let full = std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK_BUFFERS));
+                if chunks.send((number, full)).is_err() {
+                    break;
+                }
+                number = number.saturating_add(1);
+            }
+        }
+        if !chunk.is_empty() {
+            let _ = chunks.send((number, chunk));
+        }
+        drop(chunks);
+        for (number, batches, problems) in decoded {
+            done.insert(number, (batches, problems));
+        }
+    });
+    let mut batches = Vec::new();
+    let mut problems = Problems::default();
+    for (chunk_batches, chunk_problems) in done.into_values() {
+        batches.extend(chunk_batches);
+        for problem in chunk_problems {
+            problems.push(problem);
+        }
+    }
+    if batches.is_empty() {
+        batches.push(EventColumns::new().finish());
+    }
+    (batches, problems)
+}
+
 /// Reads the events of the .etl file at `path` into a `pyarrow.Table`: one row per event, the
 /// columns of the decode crate's `EventColumns` (`buffer`, `offset`, `kind`, `processor`,
 /// `size`, `timestamp`, `filetime`, `time` as a UTC timestamp in nanoseconds, `provider`,
@@ -1004,7 +1141,9 @@ fn event_batches(
 /// `open` (`time` to the nanosecond there, the FILETIME's 100 ns kept).
 ///
 /// The filters, `order`, `manifest` and `mof` are those of `open`; the events are read, named,
-/// decoded and filtered in Rust without the GIL, in record batches of at most 65,536 rows,
+/// decoded and filtered in Rust without the GIL (in file order without a limit, on every core:
+/// chunks of 32 buffers decoded in parallel and put back in order), in record batches of at
+/// most 65,536 rows,
 /// handed to pyarrow through the Arrow C data interface (no copy). `table.to_pandas()` and
 /// `polars.from_arrow(table)` follow.
 ///

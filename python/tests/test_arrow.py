@@ -148,3 +148,26 @@ def test_pandas():
         (event["filetime"] - UNIX_EPOCH) * 100 for event in events]
     assert str(frame["time"].dt.tz) == "UTC"
     assert isinstance(frame["time"].iloc[0], pandas.Timestamp)
+
+
+@pytest.mark.parametrize("order", ["file", "time"])
+@pytest.mark.parametrize("damage", ["cut", "corrupt"])
+def test_damaged_files_raise_the_message_of_etwc(tmp_path, damage, order):
+    # gcevents.etl cut in its fourth buffer, or with the Size of buffer 1's second event made
+    # 0x2000 (as in test_reader): no table, and the error etwc prints, naming buffer and offset.
+    from test_reader import cli_message
+    from conftest import etwc
+    data = bytearray(trace("gcevents.etl").read_bytes())
+    if damage == "cut":
+        data = data[:3 * 65536 + 1000]
+    else:
+        size = 65536 + 0x48 + 0x58
+        data[size:size + 2] = (0x2000).to_bytes(2, "little")
+    path = tmp_path / f"{damage}.etl"
+    path.write_bytes(bytes(data))
+    status, _, err = etwc("etl", path, "--summary", "--order", order)
+    assert status == 1
+    with pytest.raises(etw_classic.EtlError) as raised:
+        etw_classic.read_arrow(path, order=order)
+    assert str(raised.value) == cli_message(err)
+    assert "buffer 3 at file offset 0x30000" in str(raised.value) or damage == "corrupt"
