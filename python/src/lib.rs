@@ -40,7 +40,9 @@ use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-use arrow_array::RecordBatch;
+use arrow_array::ffi_stream::FFI_ArrowArrayStream;
+use arrow_array::{RecordBatch, RecordBatchIterator};
+use arrow_schema::SchemaRef;
 use etw::read::{StoredBuffer, TraceClock};
 use etw::wire::UtcDateTime;
 use etw::{EtlReader, EtlReaderError, Event};
@@ -52,8 +54,7 @@ use etw_classic_decode::sink::Sink;
 use etw_classic_decode::{DecodedEvent, EventColumns, Registry};
 use pyo3::exceptions::{PyOSError, PyTypeError, PyUserWarning, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString};
-use pyo3_arrow::PyTable;
+use pyo3::types::{PyBool, PyBytes, PyCapsule, PyDict, PyFloat, PyInt, PyList, PyString};
 
 pyo3::create_exception!(
     etw_classic,
@@ -1144,7 +1145,7 @@ fn parallel_batches(
 /// decoded and filtered in Rust without the GIL (in file order without a limit, on every core:
 /// chunks of 32 buffers decoded in parallel and put back in order), in record batches of at
 /// most 65,536 rows,
-/// handed to pyarrow through the Arrow C data interface (no copy). `table.to_pandas()` and
+/// handed to pyarrow through the Arrow C stream interface (no copy). `table.to_pandas()` and
 /// `polars.from_arrow(table)` follow.
 ///
 /// Raises what `open` raises; and EtlError, with the message of `etwc`, when a part of the file
@@ -1179,7 +1180,40 @@ fn read_arrow<'py>(
             problems.line()
         )));
     }
-    PyTable::try_new(batches, EventColumns::schema())?.into_pyarrow(py)
+    let stream = ArrowStream {
+        batches: Some((batches, EventColumns::schema())),
+    };
+    py.import("pyarrow")?.getattr("table")?.call1((stream,))
+}
+
+/// Record batches for pyarrow, through the Arrow PyCapsule interface: `__arrow_c_stream__`
+/// hands them over once as an Arrow C stream (`ArrowArrayStream`), which `pyarrow.table` takes
+/// without copying the columns.
+#[pyclass(module = "etw_classic")]
+struct ArrowStream {
+    /// `None` once handed over.
+    batches: Option<(Vec<RecordBatch>, SchemaRef)>,
+}
+
+#[pymethods]
+impl ArrowStream {
+    /// The batches as a PyCapsule named `arrow_array_stream`; `requested_schema` is not
+    /// followed (the interface lets a producer keep its own schema).
+    #[pyo3(signature = (requested_schema = None))]
+    fn __arrow_c_stream__<'py>(
+        &mut self,
+        py: Python<'py>,
+        requested_schema: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        let _ = requested_schema;
+        let (batches, schema) = self
+            .batches
+            .take()
+            .ok_or_else(|| PyValueError::new_err("the record batches were already handed over"))?;
+        let reader = RecordBatchIterator::new(batches.into_iter().map(Ok), schema);
+        let stream = FFI_ArrowArrayStream::new(Box::new(reader));
+        PyCapsule::new_with_value(py, stream, c"arrow_array_stream")
+    }
 }
 
 /// Opens the .etl file at `path` (a str or os.PathLike), reads its logfile header, and
