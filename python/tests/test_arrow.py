@@ -173,3 +173,14 @@ def test_damaged_files_raise_the_message_of_etwc(tmp_path, damage, order):
         etw_classic.read_arrow(path, order=order)
     assert str(raised.value) == cli_message(err)
     assert "buffer 3 at file offset 0x30000" in str(raised.value) or damage == "corrupt"
+
+
+def test_without_a_clock_warns_and_no_row_has_a_time(tmp_path):
+    from test_reader import NO_CLOCK_TYPE, without_clock
+    path = without_clock(tmp_path)
+    with pytest.warns(etw_classic.NoTimeWarning) as warned:
+        table = etw_classic.read_arrow(path)
+    assert [str(warning.message) for warning in warned] == [
+        f"{path}: no event has a time, as the file's clock cannot be read: {NO_CLOCK_TYPE}"]
+    assert table.num_rows == 71
+    assert table.column("time").null_count == table.column("filetime").null_count == 71
