@@ -4,6 +4,8 @@
 - etw_classic: `for event in etw_classic.open(path)`, each event a dict with every key of
   `etwc etl --json` (header members, extended items, times, data as bytes); file order, then
   time order (`order="time"`).
+- etw_classic.read_arrow: the same events into a pyarrow.Table (one row per event, built in
+  Rust, handed over through the Arrow C data interface); file order, then time order.
 - dissect.etl: its record walk, as tools/etl-crosscheck/crosscheck.py times it: every buffer of
   the logfile header's BuffersWritten, every record of each, its header's Marker read (dissect
   parses a record's header when it is first touched); then the same walk reading each record's
@@ -41,6 +43,10 @@ def ours(path, order="file"):
         for _ in reader:
             events += 1
     return events
+
+
+def arrow(path, order="file"):
+    return etw_classic.read_arrow(path, order=order).num_rows
 
 
 def dissect_walk(path):
@@ -99,6 +105,8 @@ def main():
     print(f"{trace.name}: {trace.stat().st_size} bytes; Python {platform.python_version()}, "
           f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}; best of {args.runs}")
     rows = [
+        ("etw_classic.read_arrow, file order (pyarrow.Table)", lambda: arrow(trace)),
+        ("etw_classic.read_arrow, time order (pyarrow.Table)", lambda: arrow(trace, "time")),
         ("etw_classic, file order (dict per event)", lambda: ours(trace)),
         ("etw_classic, time order (dict per event)", lambda: ours(trace, "time")),
         ("dissect.etl record walk (Marker)", lambda: dissect_walk(trace)),
@@ -110,8 +118,12 @@ def main():
         results.append(seconds)
         print(f"{name:<52} {events:>8} events {seconds:6.2f} s wall {cpu:6.2f} s CPU "
               f"{events / seconds / 1e3:6.1f} k events/s", flush=True)
-    print(f"dissect.etl record walk / etw_classic file order: {results[2] / results[0]:.1f}x; "
-          f"with header members and payload: {results[3] / results[0]:.1f}x")
+    walk, full = results[4], results[5]
+    print(f"dissect.etl record walk / etw_classic.read_arrow: {walk / results[0]:.1f}x "
+          f"(time order {walk / results[1]:.1f}x); with header members and payload: "
+          f"{full / results[0]:.1f}x")
+    print(f"dissect.etl record walk / etw_classic file order: {walk / results[2]:.1f}x; "
+          f"with header members and payload: {full / results[2]:.1f}x")
     return 0
 
 

@@ -26,8 +26,9 @@ cargo build --quiet --release -p etw-classic-cli
 wheel=$(ls "$work"/wheels/etw_classic-*-abi3-*.whl)
 echo "built $(basename "$wheel")"
 
-# A fresh environment with the wheel and pytest only.
+# A fresh environment with the wheel, pytest, and pyarrow, polars and pandas for read_arrow.
 "$python" -m venv "$work/test"
-"$work/test/bin/python" -m pip install --quiet --disable-pip-version-check "$wheel" "pytest>=7"
+"$work/test/bin/python" -m pip install --quiet --disable-pip-version-check "$wheel" "pytest>=7" \
+    pyarrow polars pandas
 ETWC="$CARGO_TARGET_DIR/release/etwc" \
     "$work/test/bin/python" -m pytest -p no:cacheprovider python/tests

@@ -13,7 +13,7 @@ pub mod etl_args;
 // `CliLayout::len` is the byte length of a struct's layout, which no layout has empty.
 #[allow(clippy::len_without_is_empty)]
 pub mod fields;
-mod filter;
+use etw_classic_decode::filter;
 pub mod formats;
 pub mod mof;
 mod progress;

@@ -11,6 +11,7 @@
 //! | [`event_info`] | `MetaData/EventInfo` and `EventMapInfo` events (`TRACE_EVENT_INFO`, `EVENT_MAP_INFO`) as schemas under their keys and value maps |
 //! | [`event_source`] | EventSource manifests written into the stream: `ManifestData` chunks put back together per provider, process and thread, with memory bounded |
 //! | [`facts`] | what an event's header says of it: provider or kernel group, ids, descriptor, bitness, payload, TraceLogging metadata |
+//! | [`filter`] | which events pass: provider, event, process, kind, ids, time range, as `etwc etl` and the Python module take them |
 //! | [`registry`] | the schemas known for a trace, and each event's names and fields |
 //! | [`render`] | how a value is shown (the rules every output shares) and an event's fields as JSON |
 //! | [`report`] | what a reading reports besides its events: the errors met, within bounds |
@@ -31,6 +32,7 @@ pub mod event;
 pub mod event_info;
 pub mod event_source;
 pub mod facts;
+pub mod filter;
 pub mod headers;
 pub mod kernel;
 pub mod manifest;

@@ -18,7 +18,14 @@
 //! past a buffer that does not decode and raises once the events it could read have been
 //! handed out.
 //!
-//! Time: an event's `filetime` and `time` come from its raw timestamp through the file's clock.
+//! The dicts add `provider` after the JSON's keys: who logged the event as `--stats` and the
+//! CSV print it (the GUID, or `kernel:GROUP`); the header's dict adds its `start_time`,
+//! `end_time` and `boot_time` as dates. The filters of `etwc etl` ([`Filter`]) are keyword
+//! arguments of `open`, and run before any dict is built.
+//!
+//! Time: an event's `filetime` and `time` come from its raw timestamp through the file's clock;
+//! `time` is a timezone-aware `datetime` in UTC, its 100 ns truncated to microseconds
+//! (`filetime`, an int, is exact).
 //! When the logfile header names no clock that can be read, no event has a time: `open` then
 //! warns once (`etw_classic.NoTimeWarning`, with the line `etwc` prints after `note: `), the
 //! reason stays in `Reader.clock_error`, and every event's `filetime` and `time` are `None`;
@@ -33,16 +40,21 @@ use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
+use arrow_array::ffi_stream::FFI_ArrowArrayStream;
+use arrow_array::{RecordBatch, RecordBatchIterator};
+use arrow_schema::SchemaRef;
 use etw::read::{StoredBuffer, TraceClock};
+use etw::wire::UtcDateTime;
 use etw::{EtlReader, EtlReaderError, Event};
 use etw_classic_decode::event::filetime_of;
+use etw_classic_decode::filter::{parse_provider, parse_time, Filter};
 use etw_classic_decode::headers::file_members;
 use etw_classic_decode::report::{describe, Problems};
 use etw_classic_decode::sink::Sink;
-use etw_classic_decode::{DecodedEvent, Registry};
+use etw_classic_decode::{DecodedEvent, EventColumns, Registry};
 use pyo3::exceptions::{PyOSError, PyTypeError, PyUserWarning, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyList, PyString};
+use pyo3::types::{PyBool, PyBytes, PyCapsule, PyDict, PyFloat, PyInt, PyList, PyString};
 
 pyo3::create_exception!(
     etw_classic,
@@ -69,22 +81,43 @@ const TIME_ORDER_QUEUE: usize = 1024;
 type Item = Result<Py<PyDict>, String>;
 
 /// The dict of `event` of buffer `buffer` on `processor`, dated through the file's clock and
-/// given its meaning by `registry`: the keys and values of its line of `etwc etl --json`
-/// ([`DecodedEvent::describe`]).
+/// given its meaning by `registry`, if it passes `filter`: the keys and values of its line of
+/// `etwc etl --json` ([`DecodedEvent::describe`]), then `provider` ([`event_dict_of`]).
+#[allow(clippy::too_many_arguments)]
 fn event_dict(
     py: Python<'_>,
     keys: &mut Keys,
     registry: &Registry,
+    filter: &Filter,
     buffer: usize,
     processor: u16,
     clock: Option<TraceClock>,
     event: Event<'_>,
-) -> PyResult<Py<PyDict>> {
+) -> PyResult<Option<Py<PyDict>>> {
     let filetime = filetime_of(&event, clock);
     let decoded = DecodedEvent::new(buffer, processor, event, filetime, registry);
+    if !filter.matches(&decoded) {
+        return Ok(None);
+    }
+    event_dict_of(py, keys, &decoded).map(Some)
+}
+
+/// The dict of `decoded`: the keys of its line of `etwc etl --json`, `time` a `datetime`
+/// ([`DictSink::utc`]), then `provider`: who logged it as `--stats` and the CSV print it (the
+/// provider GUID, or `kernel:GROUP` for the kernel's events; `None` when its header names
+/// neither).
+fn event_dict_of(
+    py: Python<'_>,
+    keys: &mut Keys,
+    decoded: &DecodedEvent<'_, '_>,
+) -> PyResult<Py<PyDict>> {
     let mut sink = DictSink::new(py, keys);
     decoded.describe(&mut sink);
-    sink.finish()
+    let dict = sink.finish()?;
+    let provider = decoded.facts().source.map(|source| source.to_string());
+    let key = keys.get(py, "provider");
+    dict.bind(py).set_item(key, provider)?;
+    Ok(dict)
 }
 
 /// The logfile header's dict: the keys of the first line of `etwc etl --json`.
@@ -104,22 +137,72 @@ fn header_dict<R: std::io::Read>(
         &names.log_file_name.to_string(),
     );
     sink.end_object();
-    sink.finish()
+    let dict = sink.finish()?;
+    // The logfile header's FILETIMEs (exact under `logfile_header`) as dates, as the table
+    // shows them.
+    let header = reader.logfile_header();
+    for (key, filetime) in [
+        ("start_time", header.start_time()),
+        ("end_time", header.end_time()),
+        ("boot_time", header.boot_time()),
+    ] {
+        let time = keys.datetime(py, &UtcDateTime::from_filetime(filetime))?;
+        let key = keys.get(py, key);
+        dict.bind(py).set_item(key, time)?;
+    }
+    Ok(dict)
 }
 
 /// The keys of the dicts as Python strings, each made once and shared by every dict: a list of
 /// events holds one copy of each key, and no string is made and hashed per key per event.
+/// With them, `datetime.datetime` and `datetime.timezone.utc`, looked up once.
 #[derive(Default)]
-struct Keys(HashMap<String, Py<PyString>>);
+struct Keys {
+    strings: HashMap<String, Py<PyString>>,
+    datetime: Option<(Py<PyAny>, Py<PyAny>)>,
+}
 
 impl Keys {
     fn get<'py>(&mut self, py: Python<'py>, key: &str) -> Bound<'py, PyString> {
-        if let Some(known) = self.0.get(key) {
+        if let Some(known) = self.strings.get(key) {
             return known.bind(py).clone();
         }
         let made = PyString::intern(py, key);
-        self.0.insert(key.to_owned(), made.clone().unbind());
+        self.strings.insert(key.to_owned(), made.clone().unbind());
         made
+    }
+
+    /// `time` as a timezone-aware `datetime` in UTC, its 100 ns intervals truncated to the
+    /// microseconds a `datetime` holds; `None` outside the years 1 to 9999 that `datetime`
+    /// can hold (the FILETIME keeps the exact value).
+    fn datetime<'py>(
+        &mut self,
+        py: Python<'py>,
+        time: &UtcDateTime,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        if !(1..=9999).contains(&time.year) {
+            return Ok(py.None().into_bound(py));
+        }
+        let (class, utc) = match &self.datetime {
+            Some((class, utc)) => (class.bind(py).clone(), utc.bind(py).clone()),
+            None => {
+                let module = py.import("datetime")?;
+                let class = module.getattr("datetime")?;
+                let utc = module.getattr("timezone")?.getattr("utc")?;
+                self.datetime = Some((class.clone().unbind(), utc.clone().unbind()));
+                (class, utc)
+            }
+        };
+        class.call1((
+            time.year,
+            time.month,
+            time.day,
+            time.hour,
+            time.minute,
+            time.second,
+            time.intervals / 10,
+            utc,
+        ))
     }
 }
 
@@ -132,7 +215,7 @@ enum Open<'py> {
 /// A [`Sink`] that builds the Python value of what it is given: objects as dicts (a key given
 /// twice keeps its first place and its last value, as in `serde_json`'s maps), arrays as
 /// lists, integers as ints, floats as floats (`None` when not finite, as the JSON's `null`),
-/// strings as strs, the event's bytes as `bytes`.
+/// strings as strs, the event's bytes as `bytes`, the event's time as a `datetime`.
 struct DictSink<'py, 'k> {
     py: Python<'py>,
     keys: &'k mut Keys,
@@ -244,12 +327,24 @@ impl Sink for DictSink<'_, '_> {
     fn bytes(&mut self, value: &[u8]) {
         self.place(Ok(PyBytes::new(self.py, value).into_any()));
     }
+    /// The event's `time` (a member of the outermost object) as a timezone-aware `datetime`
+    /// ([`Keys::datetime`]); the times among its decoded `fields` stay the JSON's text, as
+    /// every other field value does.
+    fn utc(&mut self, value: &UtcDateTime) {
+        if self.open.len() == 1 {
+            let time = self.keys.datetime(self.py, value);
+            self.place(time);
+        } else {
+            self.display(value);
+        }
+    }
 }
 
 /// The events in file order: one buffer read, decoded and turned into lines at a time.
 struct FileOrder {
     reader: EtlReader<BufReader<File>>,
     registry: Arc<Registry>,
+    filter: Arc<Filter>,
     clock: Option<TraceClock>,
     stored: StoredBuffer,
     /// Grown to what the buffers decompress to, at most the logfile header's `BufferSize`.
@@ -275,18 +370,23 @@ impl FileOrder {
             let index = buffer.position.index;
             for event in buffer.events() {
                 match event {
-                    Ok(event) => self.pending.push_back(
-                        event_dict(
+                    Ok(event) => {
+                        let dict = event_dict(
                             py,
                             keys,
                             &self.registry,
+                            &self.filter,
                             index,
                             buffer.processor,
                             self.clock,
                             event,
-                        )
-                        .map_err(|error| error.to_string()),
-                    ),
+                        );
+                        match dict {
+                            Ok(Some(dict)) => self.pending.push_back(Ok(dict)),
+                            Ok(None) => {}
+                            Err(error) => self.pending.push_back(Err(error.to_string())),
+                        }
+                    }
                     Err(error) => {
                         self.pending.push_back(Err(error.to_string()));
                         break;
@@ -310,6 +410,7 @@ impl TimeOrder {
     fn start(
         mut reader: EtlReader<BufReader<File>>,
         registry: Arc<Registry>,
+        filter: Arc<Filter>,
         clock: Option<TraceClock>,
     ) -> Self {
         let (sender, receiver) = sync_channel::<Item>(TIME_ORDER_QUEUE);
@@ -318,13 +419,20 @@ impl TimeOrder {
             // The walk ends early, with the error of `send`, when the receiver has gone.
             let _ = reader.for_each_event_in_time_order(|item| {
                 let item = match item {
-                    Ok(item) => Python::attach(|py| {
+                    Ok(item) => {
                         let (buffer, processor) = (item.position.index, item.processor);
-                        event_dict(
-                            py, &mut keys, &registry, buffer, processor, clock, item.event,
-                        )
-                        .map_err(|error| error.to_string())
-                    }),
+                        let filetime = filetime_of(&item.event, clock);
+                        let decoded =
+                            DecodedEvent::new(buffer, processor, item.event, filetime, &registry);
+                        // The filters run without the GIL.
+                        if !filter.matches(&decoded) {
+                            return Ok(());
+                        }
+                        Python::attach(|py| {
+                            event_dict_of(py, &mut keys, &decoded)
+                                .map_err(|error| error.to_string())
+                        })
+                    }
                     Err(error) => Err(error.to_string()),
                 };
                 sender.send(item)
@@ -376,6 +484,8 @@ struct Reader {
     keys: Keys,
     /// Why the file's clock cannot be read, if it cannot.
     clock_error: Option<String>,
+    /// How many more events `limit` lets through, if one was given.
+    remaining: Option<u64>,
 }
 
 #[pymethods]
@@ -447,7 +557,16 @@ impl Reader {
                 Some(Source::Time(source)) => source.next_item(py),
             };
             match item {
-                Some(Ok(dict)) => return Ok(Some(dict.into_bound(py))),
+                Some(Ok(dict)) => {
+                    if let Some(remaining) = &mut self.remaining {
+                        *remaining = remaining.saturating_sub(1);
+                        if *remaining == 0 {
+                            // The limit reached: nothing further is read.
+                            self.source = None;
+                        }
+                    }
+                    return Ok(Some(dict.into_bound(py)));
+                }
                 Some(Err(problem)) => self.problems.push(problem),
                 None => {
                     self.source = None;
@@ -532,6 +651,571 @@ fn paths(name: &str, value: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<PathBuf>>
         .collect()
 }
 
+/// The strings of `value`, the filter argument `name`: `None`, one str, or an iterable of strs.
+fn strings(name: &str, value: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<String>> {
+    let Some(value) = value else {
+        return Ok(Vec::new());
+    };
+    if let Ok(text) = value.extract::<String>() {
+        return Ok(vec![text]);
+    }
+    let items = value.try_iter().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "{name}: expected a str or a list of strs, found {}",
+            type_name(value)
+        ))
+    })?;
+    items
+        .enumerate()
+        .map(|(index, item)| {
+            let item = item?;
+            item.extract::<String>().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "{name}[{index}]: expected a str, found {}",
+                    type_name(&item)
+                ))
+            })
+        })
+        .collect()
+}
+
+/// The name of `value`'s type, for the messages.
+fn type_name(value: &Bound<'_, PyAny>) -> String {
+    value
+        .get_type()
+        .name()
+        .map_or_else(|_| "?".to_owned(), |name| name.to_string())
+}
+
+/// The process ids of `pid`: `None`, one int, or an iterable of ints (0 to 2**32 - 1).
+fn process_ids(value: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<u32>> {
+    let Some(value) = value else {
+        return Ok(Vec::new());
+    };
+    let one = |place: String, item: &Bound<'_, PyAny>| {
+        if !item.is_instance_of::<PyInt>() {
+            return Err(PyTypeError::new_err(format!(
+                "{place}: expected an int, found {}",
+                type_name(item)
+            )));
+        }
+        item.extract::<u32>().map_err(|_| {
+            PyValueError::new_err(format!(
+                "{place}: expected a process id from 0 to 4294967295, found {item}"
+            ))
+        })
+    };
+    if value.is_instance_of::<PyInt>() {
+        return Ok(vec![one("pid".to_owned(), value)?]);
+    }
+    let not_ints = || {
+        PyTypeError::new_err(format!(
+            "pid: expected an int or a list of ints, found {}",
+            type_name(value)
+        ))
+    };
+    // A str is iterable, but of strs.
+    if value.is_instance_of::<PyString>() {
+        return Err(not_ints());
+    }
+    let items = value.try_iter().map_err(|_| not_ints())?;
+    items
+        .enumerate()
+        .map(|(index, item)| one(format!("pid[{index}]"), &item?))
+        .collect()
+}
+
+/// The FILETIME of `start` or `end`: a timezone-aware `datetime` (its microseconds, converted
+/// to UTC), an ISO 8601 UTC str as `etwc etl --from` takes it (up to seven fractional digits),
+/// or an int FILETIME (100 ns since 1601-01-01 UTC, the events' `filetime`). A naive `datetime`
+/// is refused: it names no instant.
+fn time_bound(name: &str, value: Option<&Bound<'_, PyAny>>) -> PyResult<Option<i64>> {
+    let Some(value) = value.filter(|value| !value.is_none()) else {
+        return Ok(None);
+    };
+    if value.is_instance_of::<PyInt>() {
+        return value.extract::<i64>().map(Some).map_err(|_| {
+            PyValueError::new_err(format!(
+                "{name}: expected a FILETIME from -2**63 to 2**63 - 1, found {value}"
+            ))
+        });
+    }
+    if let Ok(text) = value.extract::<String>() {
+        return parse_time(&text)
+            .map(Some)
+            .map_err(|error| PyValueError::new_err(format!("{name}: {error}")));
+    }
+    let py = value.py();
+    let datetime = py.import("datetime")?;
+    if !value.is_instance(&datetime.getattr("datetime")?)? {
+        return Err(PyTypeError::new_err(format!(
+            "{name}: expected a datetime (timezone-aware), an ISO 8601 UTC str or an int \
+             FILETIME, found {}",
+            type_name(value)
+        )));
+    }
+    if value.call_method0("utcoffset")?.is_none() {
+        return Err(PyValueError::new_err(format!(
+            "{name}: expected a timezone-aware datetime (tzinfo=datetime.timezone.utc, for \
+             instance), found the naive {value}, which names no instant"
+        )));
+    }
+    let utc = datetime.getattr("timezone")?.getattr("utc")?;
+    let value = value.call_method1("astimezone", (utc,))?;
+    let part = |attribute: &str| -> PyResult<u32> { value.getattr(attribute)?.extract() };
+    let small = |value: u32| u8::try_from(value).unwrap_or(u8::MAX);
+    let time = UtcDateTime {
+        year: value.getattr("year")?.extract()?,
+        month: small(part("month")?),
+        day: small(part("day")?),
+        hour: small(part("hour")?),
+        minute: small(part("minute")?),
+        second: small(part("second")?),
+        intervals: part("microsecond")?.saturating_mul(10),
+    };
+    // Every datetime is a time of the calendar, within FILETIME's years.
+    Ok(time.to_filetime())
+}
+
+/// The filters of `open` and `read_arrow`, as `etwc etl` takes them: every one given must
+/// hold; one given several values holds when any of them does ([`Filter::matches`]).
+#[allow(clippy::too_many_arguments)]
+fn filter_of(
+    provider: Option<&Bound<'_, PyAny>>,
+    event: Option<&Bound<'_, PyAny>>,
+    process: Option<&Bound<'_, PyAny>>,
+    pid: Option<&Bound<'_, PyAny>>,
+    start: Option<&Bound<'_, PyAny>>,
+    end: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Filter> {
+    let providers = strings("provider", provider)?
+        .iter()
+        .map(|text| {
+            parse_provider(text)
+                .map_err(|error| PyValueError::new_err(format!("provider: {error}")))
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    Ok(Filter {
+        providers,
+        events: strings("event", event)?,
+        processes: strings("process", process)?,
+        process_ids: process_ids(pid)?,
+        from: time_bound("start", start)?,
+        to: time_bound("end", end)?,
+        ..Filter::default()
+    })
+}
+
+/// An .etl file opened for `open` or `read_arrow`: its reader, the registry that names its
+/// events (the user's manifests and MOF files, then the first pass over the file), and its clock.
+struct Opened {
+    /// The path as given, for the messages.
+    shown: String,
+    reader: EtlReader<BufReader<File>>,
+    registry: Arc<Registry>,
+    clock: Option<TraceClock>,
+    /// Why the file's clock cannot be read, if it cannot.
+    clock_error: Option<String>,
+    time_order: bool,
+}
+
+impl Opened {
+    /// Opens `path`; without a clock, raises when `require_time` or a time filter asks for
+    /// one, and otherwise warns (NoTimeWarning) once.
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        path: &Bound<'_, PyAny>,
+        order: &str,
+        manifest: Option<&Bound<'_, PyAny>>,
+        mof: Option<&Bound<'_, PyAny>>,
+        require_time: bool,
+        filter: &Filter,
+    ) -> PyResult<Self> {
+        let time_order = match order {
+            "file" => false,
+            "time" => true,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "order: expected \"file\" or \"time\", found {other:?}"
+                )))
+            }
+        };
+        let manifests = paths("manifest", manifest)?;
+        let mofs = paths("mof", mof)?;
+        let file_path: PathBuf = path.extract()?;
+        let shown = file_path.display().to_string();
+        let reader = File::open(&file_path)
+            .map_err(|error| EtlReaderError::Io {
+                buffer: None,
+                error,
+            })
+            .and_then(|file| EtlReader::new(BufReader::new(file)))
+            .map_err(|error| open_error(py, path, &shown, &error))?;
+        // As `etwc etl`: the user's files, then the first pass over the file (a path that is
+        // not UTF-8 text, which `etwc` does not take either, gets no first pass).
+        let first_pass = file_path.to_str();
+        let registry = py
+            .detach(|| Registry::for_trace(&manifests, &mofs, first_pass))
+            .map_err(EtlError::new_err)?;
+        let registry = Arc::new(registry);
+        let (clock, clock_error) = match reader.clock() {
+            Ok(clock) => (Some(clock), None),
+            Err(error) if filter.from.is_some() || filter.to.is_some() => {
+                // As `etwc etl --from`: refused with the reason, rather than match nothing.
+                return Err(EtlError::new_err(format!(
+                    "{shown}: start and end need each event's time, but the file's clock \
+                     cannot be read: {error}"
+                )));
+            }
+            Err(error) if require_time => {
+                return Err(EtlError::new_err(format!(
+                    "{shown}: require_time=True needs each event's time, but the file's clock \
+                     cannot be read: {error}"
+                )))
+            }
+            Err(error) => {
+                // The line `etwc` prints on stderr, after `note: `.
+                let message = format!(
+                    "{shown}: no event has a time, as the file's clock cannot be read: {error}"
+                );
+                PyErr::warn(
+                    py,
+                    &py.get_type::<NoTimeWarning>(),
+                    &std::ffi::CString::new(message).unwrap_or_default(),
+                    1,
+                )?;
+                (None, Some(error.to_string()))
+            }
+        };
+        Ok(Self {
+            shown,
+            reader,
+            registry,
+            clock,
+            clock_error,
+            time_order,
+        })
+    }
+}
+
+/// The rows of one record batch of `read_arrow`, at most: memory stays bounded by a batch's
+/// builders while the table is read, whatever the trace's length.
+const BATCH_ROWS: usize = 64 * 1024;
+
+/// The record batches of the events that pass `filter`, at most `limit` of them, built
+/// without the GIL; and the problems met.
+fn event_batches(
+    opened: &mut Opened,
+    filter: &Filter,
+    limit: Option<u64>,
+) -> (Vec<RecordBatch>, Problems) {
+    let mut batches = Vec::new();
+    let mut problems = Problems::default();
+    let mut columns = EventColumns::new();
+    let mut remaining = limit.unwrap_or(u64::MAX);
+    let (registry, clock) = (&*opened.registry, opened.clock);
+    // Adds one event; false once the limit is reached.
+    let mut take = |columns: &mut EventColumns, decoded: &DecodedEvent<'_, '_>| -> bool {
+        if remaining == 0 {
+            return false;
+        }
+        if filter.matches(decoded) {
+            columns.push(decoded);
+            remaining -= 1;
+            if columns.len() >= BATCH_ROWS {
+                batches.push(columns.finish());
+            }
+        }
+        remaining > 0
+    };
+    if !opened.time_order && limit.is_none() {
+        let workers = std::thread::available_parallelism().map_or(1, usize::from);
+        if workers > 1 {
+            return parallel_batches(opened, filter, workers.min(MAX_WORKERS));
+        }
+    }
+    if opened.time_order {
+        let _stopped = opened.reader.for_each_event_in_time_order(|item| {
+            let item = match item {
+                Ok(item) => item,
+                Err(error) => {
+                    problems.push(error.to_string());
+                    return Ok(());
+                }
+            };
+            let filetime = filetime_of(&item.event, clock);
+            let decoded = DecodedEvent::new(
+                item.position.index,
+                item.processor,
+                item.event,
+                filetime,
+                registry,
+            );
+            if take(&mut columns, &decoded) {
+                Ok(())
+            } else {
+                Err(())
+            }
+        });
+    } else if limit != Some(0) {
+        let mut stored = StoredBuffer::new();
+        let mut scratch = Vec::new();
+        'buffers: loop {
+            match opened.reader.read_stored_buffer(&mut stored) {
+                None => break,
+                Some(Err(error)) => {
+                    problems.push(error.to_string());
+                    continue;
+                }
+                Some(Ok(())) => {}
+            }
+            let buffer_size = opened.reader.buffer_size();
+            let buffer = match stored.decode_growing(&mut scratch, buffer_size) {
+                Ok(buffer) => buffer,
+                Err(error) => {
+                    problems.push(error.to_string());
+                    continue;
+                }
+            };
+            let index = buffer.position.index;
+            for event in buffer.events() {
+                match event {
+                    Ok(event) => {
+                        let filetime = filetime_of(&event, clock);
+                        let decoded =
+                            DecodedEvent::new(index, buffer.processor, event, filetime, registry);
+                        if !take(&mut columns, &decoded) {
+                            break 'buffers;
+                        }
+                    }
+                    Err(error) => {
+                        problems.push(error.to_string());
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    if !columns.is_empty() || batches.is_empty() {
+        batches.push(columns.finish());
+    }
+    (batches, problems)
+}
+
+/// The threads that decode buffers for `read_arrow` in file order, at most.
+const MAX_WORKERS: usize = 8;
+
+/// The stored buffers handed to a thread at a time: one record batch (or more, past
+/// [`BATCH_ROWS`] rows) each.
+const CHUNK_BUFFERS: usize = 32;
+
+/// One chunk's outcome, in file order: the stored buffers, or the error reading one.
+type Chunk = Vec<Result<StoredBuffer, String>>;
+
+/// [`event_batches`] in file order without a limit, on `workers` threads: this one reads the
+/// stored buffers (compressed as stored) in chunks of [`CHUNK_BUFFERS`], the workers
+/// decompress, decode and filter them into record batches, which are put back in file order.
+/// At most `2 × workers` chunks wait to be decoded, so that reading runs no further ahead.
+fn parallel_batches(
+    opened: &mut Opened,
+    filter: &Filter,
+    workers: usize,
+) -> (Vec<RecordBatch>, Problems) {
+    let (registry, clock) = (&*opened.registry, opened.clock);
+    let buffer_size = opened.reader.buffer_size();
+    let reader = &mut opened.reader;
+    let mut done: std::collections::BTreeMap<usize, (Vec<RecordBatch>, Vec<String>)> =
+        std::collections::BTreeMap::new();
+    let (chunks, to_decode) = sync_channel::<(usize, Chunk)>(workers.saturating_mul(2));
+    let to_decode = Mutex::new(to_decode);
+    std::thread::scope(|scope| {
+        let (results, decoded) = std::sync::mpsc::channel();
+        for _ in 0..workers {
+            let (to_decode, results) = (&to_decode, results.clone());
+            scope.spawn(move || {
+                let mut columns = EventColumns::new();
+                let mut scratch = Vec::new();
+                loop {
+                    let next = match to_decode.lock() {
+                        Ok(receiver) => receiver.recv(),
+                        Err(_) => break,
+                    };
+                    let Ok((number, chunk)) = next else { break };
+                    let mut batches = Vec::new();
+                    let mut problems = Vec::new();
+                    for stored in chunk {
+                        let stored = match stored {
+                            Ok(stored) => stored,
+                            Err(problem) => {
+                                problems.push(problem);
+                                continue;
+                            }
+                        };
+                        let buffer = match stored.decode_growing(&mut scratch, buffer_size) {
+                            Ok(buffer) => buffer,
+                            Err(error) => {
+                                problems.push(error.to_string());
+                                continue;
+                            }
+                        };
+                        let index = buffer.position.index;
+                        for event in buffer.events() {
+                            match event {
+                                Ok(event) => {
+                                    let filetime = filetime_of(&event, clock);
+                                    let decoded = DecodedEvent::new(
+                                        index,
+                                        buffer.processor,
+                                        event,
+                                        filetime,
+                                        registry,
+                                    );
+                                    if filter.matches(&decoded) {
+                                        columns.push(&decoded);
+                                        if columns.len() >= BATCH_ROWS {
+                                            batches.push(columns.finish());
+                                        }
+                                    }
+                                }
+                                Err(error) => {
+                                    problems.push(error.to_string());
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                    if !columns.is_empty() {
+                        batches.push(columns.finish());
+                    }
+                    if results.send((number, batches, problems)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(results);
+        let mut number = 0usize;
+        let mut chunk: Chunk = Vec::with_capacity(CHUNK_BUFFERS);
+        loop {
+            let mut stored = StoredBuffer::new();
+            match reader.read_stored_buffer(&mut stored) {
+                None => break,
+                Some(Ok(())) => chunk.push(Ok(stored)),
+                Some(Err(error)) => chunk.push(Err(error.to_string())),
+            }
+            if chunk.len() >= CHUNK_BUFFERS {
+                let full = std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK_BUFFERS));
+                if chunks.send((number, full)).is_err() {
+                    break;
+                }
+                number = number.saturating_add(1);
+            }
+        }
+        if !chunk.is_empty() {
+            let _ = chunks.send((number, chunk));
+        }
+        drop(chunks);
+        for (number, batches, problems) in decoded {
+            done.insert(number, (batches, problems));
+        }
+    });
+    let mut batches = Vec::new();
+    let mut problems = Problems::default();
+    for (chunk_batches, chunk_problems) in done.into_values() {
+        batches.extend(chunk_batches);
+        for problem in chunk_problems {
+            problems.push(problem);
+        }
+    }
+    if batches.is_empty() {
+        batches.push(EventColumns::new().finish());
+    }
+    (batches, problems)
+}
+
+/// Reads the events of the .etl file at `path` into a `pyarrow.Table`: one row per event, the
+/// columns of the decode crate's `EventColumns` (`buffer`, `offset`, `kind`, `processor`,
+/// `size`, `timestamp`, `filetime`, `time` as a UTC timestamp in nanoseconds, `provider`,
+/// the names dictionary-encoded, `pid`, `tid`, the descriptor's numbers, `fields` as JSON
+/// text, `data` as bytes...), each the value of the key of the same name of the events of
+/// `open` (`time` to the nanosecond there, the FILETIME's 100 ns kept).
+///
+/// The filters, `order`, `manifest` and `mof` are those of `open`; the events are read, named,
+/// decoded and filtered in Rust without the GIL (in file order without a limit, on every core:
+/// chunks of 32 buffers decoded in parallel and put back in order), in record batches of at
+/// most 65,536 rows,
+/// handed to pyarrow through the Arrow C stream interface (no copy). `table.to_pandas()` and
+/// `polars.from_arrow(table)` follow.
+///
+/// Raises what `open` raises; and EtlError, with the message of `etwc`, when a part of the file
+/// cannot be read (no table is returned then).
+#[pyfunction]
+#[pyo3(signature = (
+    path, *, provider = None, event = None, process = None, pid = None, start = None,
+    end = None, limit = None, order = "file", manifest = None, mof = None,
+))]
+#[allow(clippy::too_many_arguments)]
+fn read_arrow<'py>(
+    py: Python<'py>,
+    path: &Bound<'py, PyAny>,
+    provider: Option<&Bound<'py, PyAny>>,
+    event: Option<&Bound<'py, PyAny>>,
+    process: Option<&Bound<'py, PyAny>>,
+    pid: Option<&Bound<'py, PyAny>>,
+    start: Option<&Bound<'py, PyAny>>,
+    end: Option<&Bound<'py, PyAny>>,
+    limit: Option<u64>,
+    order: &str,
+    manifest: Option<&Bound<'py, PyAny>>,
+    mof: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let filter = filter_of(provider, event, process, pid, start, end)?;
+    let mut opened = Opened::new(py, path, order, manifest, mof, false, &filter)?;
+    let (batches, problems) = py.detach(|| event_batches(&mut opened, &filter, limit));
+    if !problems.is_empty() {
+        return Err(EtlError::new_err(format!(
+            "{}: {}",
+            opened.shown,
+            problems.line()
+        )));
+    }
+    let stream = ArrowStream {
+        batches: Some((batches, EventColumns::schema())),
+    };
+    py.import("pyarrow")?.getattr("table")?.call1((stream,))
+}
+
+/// Record batches for pyarrow, through the Arrow PyCapsule interface: `__arrow_c_stream__`
+/// hands them over once as an Arrow C stream (`ArrowArrayStream`), which `pyarrow.table` takes
+/// without copying the columns.
+#[pyclass(module = "etw_classic")]
+struct ArrowStream {
+    /// `None` once handed over.
+    batches: Option<(Vec<RecordBatch>, SchemaRef)>,
+}
+
+#[pymethods]
+impl ArrowStream {
+    /// The batches as a PyCapsule named `arrow_array_stream`; `requested_schema` is not
+    /// followed (the interface lets a producer keep its own schema).
+    #[pyo3(signature = (requested_schema = None))]
+    fn __arrow_c_stream__<'py>(
+        &mut self,
+        py: Python<'py>,
+        requested_schema: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        let _ = requested_schema;
+        let (batches, schema) = self
+            .batches
+            .take()
+            .ok_or_else(|| PyValueError::new_err("the record batches were already handed over"))?;
+        let reader = RecordBatchIterator::new(batches.into_iter().map(Ok), schema);
+        let stream = FFI_ArrowArrayStream::new(Box::new(reader));
+        PyCapsule::new_with_value(py, stream, c"arrow_array_stream")
+    }
+}
+
 /// Opens the .etl file at `path` (a str or os.PathLike), reads its logfile header, and
 /// learns what names its events and decodes their fields.
 ///
@@ -551,10 +1235,26 @@ fn paths(name: &str, value: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<PathBuf>>
 /// raises EtlError naming the reason; otherwise `open` warns (NoTimeWarning, once) and
 /// `Reader.clock_error` keeps the reason.
 ///
+/// The filters, run in Rust before any dict is built, are those of `etwc etl`; every one given
+/// must hold, and one given several values (a list) holds when any of them does. `provider`: a
+/// provider GUID, `kernel:GROUP` (the `provider` key, as `--stats` and the CSV print it) or a
+/// provider name; `event`: an event name, or `provider/event`; `process`: a process name; `pid`:
+/// a process id (an int); `start`, `end`: the first and last time let through (inclusive), each
+/// a timezone-aware `datetime`, an ISO 8601 UTC str (up to seven fractional digits) or an int
+/// FILETIME; `limit`: at most this many events, reading no further. Names are compared without
+/// regard to ASCII case; an event without what a filter looks at does not pass it.
+///
 /// Raises FileNotFoundError (or another OSError) when the file cannot be opened, EtlError when
-/// it is not an .etl file or a manifest or MOF file cannot be read or parsed.
+/// it is not an .etl file or a manifest or MOF file cannot be read or parsed, or when `start`
+/// or `end` is given and the file's clock cannot be read; TypeError or ValueError for a filter
+/// that is not one.
 #[pyfunction]
-#[pyo3(signature = (path, order = "file", manifest = None, mof = None, *, require_time = false))]
+#[pyo3(signature = (
+    path, order = "file", manifest = None, mof = None, *, require_time = false,
+    provider = None, event = None, process = None, pid = None, start = None, end = None,
+    limit = None,
+))]
+#[allow(clippy::too_many_arguments)]
 fn open(
     py: Python<'_>,
     path: &Bound<'_, PyAny>,
@@ -562,64 +1262,33 @@ fn open(
     manifest: Option<&Bound<'_, PyAny>>,
     mof: Option<&Bound<'_, PyAny>>,
     require_time: bool,
+    provider: Option<&Bound<'_, PyAny>>,
+    event: Option<&Bound<'_, PyAny>>,
+    process: Option<&Bound<'_, PyAny>>,
+    pid: Option<&Bound<'_, PyAny>>,
+    start: Option<&Bound<'_, PyAny>>,
+    end: Option<&Bound<'_, PyAny>>,
+    limit: Option<u64>,
 ) -> PyResult<Reader> {
-    let time_order = match order {
-        "file" => false,
-        "time" => true,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "order: expected \"file\" or \"time\", found {other:?}"
-            )))
-        }
-    };
-    let manifests = paths("manifest", manifest)?;
-    let mofs = paths("mof", mof)?;
-    let file_path: PathBuf = path.extract()?;
-    let shown = file_path.display().to_string();
-    let reader = File::open(&file_path)
-        .map_err(|error| EtlReaderError::Io {
-            buffer: None,
-            error,
-        })
-        .and_then(|file| EtlReader::new(BufReader::new(file)))
-        .map_err(|error| open_error(py, path, &shown, &error))?;
-    // As `etwc etl`: the user's files, then the first pass over the file (a path that is not
-    // UTF-8 text, which `etwc` does not take either, gets no first pass).
-    let first_pass = file_path.to_str();
-    let registry = py
-        .detach(|| Registry::for_trace(&manifests, &mofs, first_pass))
-        .map_err(EtlError::new_err)?;
-    let registry = Arc::new(registry);
+    let filter = Arc::new(filter_of(provider, event, process, pid, start, end)?);
+    let opened = Opened::new(py, path, order, manifest, mof, require_time, &filter)?;
+    let Opened {
+        shown,
+        reader,
+        registry,
+        clock,
+        clock_error,
+        time_order,
+    } = opened;
     let mut keys = Keys::default();
     let header = header_dict(py, &mut keys, &reader)?;
-    let (clock, clock_error) = match reader.clock() {
-        Ok(clock) => (Some(clock), None),
-        Err(error) if require_time => {
-            return Err(EtlError::new_err(format!(
-                "{shown}: require_time=True needs each event's time, but the file's clock cannot \
-                 be read: {error}"
-            )))
-        }
-        Err(error) => {
-            // The line `etwc` prints on stderr, after `note: `.
-            let message = format!(
-                "{shown}: no event has a time, as the file's clock cannot be read: {error}"
-            );
-            PyErr::warn(
-                py,
-                &py.get_type::<NoTimeWarning>(),
-                &std::ffi::CString::new(message).unwrap_or_default(),
-                1,
-            )?;
-            (None, Some(error.to_string()))
-        }
-    };
     let source = if time_order {
-        Source::Time(TimeOrder::start(reader, registry, clock))
+        Source::Time(TimeOrder::start(reader, registry, filter, clock))
     } else {
         Source::File(Box::new(FileOrder {
             reader,
             registry,
+            filter,
             clock,
             stored: StoredBuffer::new(),
             scratch: Vec::new(),
@@ -629,11 +1298,13 @@ fn open(
     Ok(Reader {
         path: shown,
         header,
-        source: Some(source),
+        // `limit=0`: no event, and nothing read.
+        source: (limit != Some(0)).then_some(source),
         problems: Problems::default(),
         closed: false,
         keys,
         clock_error,
+        remaining: limit,
     })
 }
 
@@ -643,5 +1314,5 @@ fn open(
 #[pymodule]
 mod etw_classic {
     #[pymodule_export]
-    use super::{open, EtlError, NoTimeWarning, Reader};
+    use super::{open, read_arrow, EtlError, NoTimeWarning, Reader};
 }

@@ -2,12 +2,15 @@
 as `etwc etl --json` (hex there, bytes here; names and decoded fields alike), the same counts as `etwc etl --summary --json`, the
 same logfile header, and the same messages for files that are not .etl files or are damaged."""
 
+import csv
 import importlib.util
+import io
 import itertools
 import json
 import resource
 import shutil
 import warnings
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
@@ -37,16 +40,43 @@ def as_bytes(value, key=None):
     return value
 
 
+# The keys the dicts add after those of etwc's JSON line: the event's `provider`; the logfile
+# header's times as dates.
+ADDED_EVENT_KEYS = ("provider",)
+ADDED_HEADER_KEYS = ("start_time", "end_time", "boot_time")
+
+
+def as_datetime(text):
+    """etwc's ISO 8601 UTC time (seven fractional digits, 100 ns) as the timezone-aware
+    datetime etw_classic gives: the digits past the microsecond dropped."""
+    assert text.endswith("Z") and text[19] == "." and len(text) == 28, text
+    return datetime.strptime(text[:26], "%Y-%m-%dT%H:%M:%S.%f").replace(tzinfo=timezone.utc)
+
+
+def filetime_datetime(filetime):
+    """A FILETIME as a datetime by Python's own calendar: 1601-01-01 UTC plus its 100 ns
+    intervals, truncated to microseconds."""
+    return datetime(1601, 1, 1, tzinfo=timezone.utc) + timedelta(microseconds=filetime // 10)
+
+
 def as_event(line):
-    """etwc's JSON line parsed as etw_classic gives it: hex as bytes, except in `fields`."""
-    return {name: item if name == "fields" else as_bytes(item, name)
-            for name, item in json.loads(line).items()}
+    """etwc's JSON line parsed as etw_classic gives it: hex as bytes, except in `fields`; the
+    event's `time` as a datetime."""
+    event = {name: item if name == "fields" else as_bytes(item, name)
+             for name, item in json.loads(line).items()}
+    if isinstance(event.get("time"), str):
+        event["time"] = as_datetime(event["time"])
+    return event
 
 
 def assert_same(ours, line):
     """Our dict equals etwc's JSON line: the same keys in the same order (at every depth), the
-    same values, bytes where the line has hex, and ints (never floats) for every number."""
+    same values, bytes where the line has hex, and ints (never floats) for every number; then
+    the keys the dicts add, checked apart (`provider`, the header's dates)."""
     theirs = as_event(line)
+    added = ADDED_HEADER_KEYS if theirs.get("kind") == "LOGFILE_HEADER" else ADDED_EVENT_KEYS
+    assert list(ours)[len(ours) - len(added):] == list(added)
+    ours = {key: value for key, value in ours.items() if key not in added}
     assert ours == theirs
     same_shape(ours, theirs, [])
 
@@ -149,6 +179,40 @@ def test_logfile_header_equals_etwc_json(name):
         header = reader.header
     assert_same(header, next(etwc_lines("etl", path, "--json")))
     assert header["kind"] == "LOGFILE_HEADER"
+
+
+def test_times_are_utc_datetimes_of_the_filetime():
+    # The time of every event is its FILETIME by Python's calendar, truncated to microseconds
+    # (and etwc's text time, checked by assert_same, is the same instant to 100 ns).
+    with etw_classic.open(trace("gcevents.etl")) as reader:
+        header = reader.header
+        events = list(reader)
+    assert len(events) == 71
+    for event in events:
+        assert event["time"].tzinfo is timezone.utc
+        assert event["time"] == filetime_datetime(event["filetime"])
+    logfile = header["logfile_header"]
+    for key in ADDED_HEADER_KEYS:
+        assert header[key] == filetime_datetime(logfile[key]), key
+        assert header[key].tzinfo is timezone.utc
+    # The session started before its first event.
+    assert header["start_time"] <= events[0]["time"]
+
+
+@pytest.mark.parametrize("name", SMALL + ["net.4.5.2.x64.etl"])
+def test_provider_equals_etwc_csv(name):
+    # `provider` is the CSV's column of the same name (the GUID, or kernel:GROUP), for every
+    # kind of event; an event without one has None where the CSV has an empty cell.
+    path = trace(name)
+    status, out, err = etwc("etl", path, "--format", "csv")
+    assert status == 0, err
+    csv.field_size_limit(1 << 30)  # the fields column of the large events
+    rows = list(csv.DictReader(io.StringIO(out)))
+    with etw_classic.open(path) as reader:
+        providers = [event["provider"] for event in reader]
+    assert providers == [row["provider"] or None for row in rows]
+    assert any(provider.startswith("kernel:") for provider in providers if provider) \
+        or name != "net.4.5.2.x64.etl"
 
 
 def test_logfile_header_values():

@@ -1,5 +1,6 @@
-//! The event filters of `etwc etl`: `--provider`, `--event`, `--process`, `--kind`, `--pid`,
-//! `--tid`, `--from`, `--to`.
+//! The event filters of `etwc etl` (`--provider`, `--event`, `--process`, `--kind`, `--pid`,
+//! `--tid`, `--from`, `--to`) and of the Python module's `open` and `read_arrow` (`provider`,
+//! `event`, `process`, `pid`, `start`, `end`): one [`Filter`] on the decoded event.
 //!
 //! Each filter given must hold (AND); a filter given several values holds when any of them
 //! does (OR). An event without the member a filter looks at (a `PERFINFO` event has no process
@@ -13,9 +14,9 @@ use etw_classic::{
     Guid, HeaderType,
 };
 
-use etw_classic_decode::facts::Source;
-use etw_classic_decode::headers::kind_name;
-use etw_classic_decode::DecodedEvent;
+use crate::facts::Source;
+use crate::headers::kind_name;
+use crate::DecodedEvent;
 
 /// `--provider`: a GUID, a kernel group or a provider name: what `--stats` and the CSV print
 /// as an event's provider, and the name its schema gives.
@@ -33,13 +34,17 @@ pub enum ProviderFilter {
 /// The filters given on the command line; an empty list (or `None`) lets every event through.
 #[derive(Clone, Debug, Default)]
 pub struct Filter {
+    /// `--provider`: GUIDs, kernel groups, provider names.
     pub providers: Vec<ProviderFilter>,
     /// `--event`: event names, or `provider/event`.
     pub events: Vec<String>,
     /// `--process`: process names.
     pub processes: Vec<String>,
+    /// `--kind`: header types.
     pub kinds: Vec<HeaderType>,
+    /// `--pid`: process ids.
     pub process_ids: Vec<u32>,
+    /// `--tid`: thread ids.
     pub thread_ids: Vec<u32>,
     /// The first FILETIME let through (inclusive).
     pub from: Option<i64>,
