@@ -29,6 +29,6 @@ echo "built $(basename "$wheel")"
 # A fresh environment with the wheel, pytest, and pyarrow, polars and pandas for read_arrow.
 "$python" -m venv "$work/test"
 "$work/test/bin/python" -m pip install --quiet --disable-pip-version-check "$wheel" "pytest>=7" \
-    pyarrow polars pandas
+    pyarrow==26.0.1 polars==2.1.0 pandas
 ETWC="$CARGO_TARGET_DIR/release/etwc" \
     "$work/test/bin/python" -m pytest -p no:cacheprovider python/tests
