@@ -37,9 +37,10 @@ use etw_classic::{
     read::{StoredBuffer, TraceClock},
     EtlReader, EtlReaderError, WmiBufferHeader,
 };
+use etw_classic_decode::arrow::record_batches;
 use etw_classic_decode::event::filetime_of;
 use etw_classic_decode::report::{describe, Problems};
-use etw_classic_decode::{DecodedEvent, EventColumns, Registry};
+use etw_classic_decode::{DecodedEvent, Registry};
 use rayon::prelude::*;
 
 use crate::etl_args::{EtlArgs, Order, Output, Selection};
@@ -491,10 +492,6 @@ fn run_as<F: Format>(args: &EtlArgs, format: &mut F) -> Result<(), String> {
     }
 }
 
-/// Buffers of a batch that one task turns into one record batch, in order: a few hundred
-/// events each, so that the Parquet writer takes batches of thousands of rows.
-const PARQUET_CHUNK: usize = 8;
-
 /// `--format parquet`: one input to the file `-o`; several to `<stem>.parquet` each in the
 /// folder `-o`, written in parallel. A file that cannot be read or written is reported by name
 /// on standard error as soon as it fails, and the others are still written; the run then fails.
@@ -673,7 +670,24 @@ fn parquet_file(args: &EtlArgs, path: &str, target: &std::path::Path) -> Result<
     let (mut reader, selection, clock) = open_for_parquet(args, path)?;
     let mut out = EventsFile::create(target)?;
     let mut problems = Problems::default();
-    let written = columns_in_file_order(&mut reader, &selection, clock, &mut out, &mut problems);
+    let mut written = Ok(());
+    // Each batch is written while the next ones are decoded, on the other cores.
+    record_batches(
+        &mut reader,
+        &selection.registry,
+        &selection.filter,
+        clock,
+        selection.limit,
+        rayon::current_num_threads(),
+        |batch| match out.write(&batch) {
+            Ok(()) => true,
+            Err(error) => {
+                written = Err(error);
+                false
+            }
+        },
+        |problem| problems.push(problem),
+    );
     // The rows read are kept, whatever stopped the reading.
     let closed = out.close();
     written?;
@@ -683,147 +697,4 @@ fn parquet_file(args: &EtlArgs, path: &str, target: &std::path::Path) -> Result<
     } else {
         Err(format!("{path}: {}", problems.line()))
     }
-}
-
-/// The events of `buffers` that pass the filters, as one record batch (at most `limit` rows),
-/// and the error the decoding ended with, if any.
-fn chunk_columns(
-    buffers: &[StoredBuffer],
-    scratch: &mut Vec<u8>,
-    columns: &mut EventColumns,
-    buffer_size: usize,
-    selection: &Selection,
-    clock: Option<TraceClock>,
-) -> (arrow_array::RecordBatch, Vec<String>) {
-    let mut problems = Vec::new();
-    let registry: &Registry = &selection.registry;
-    'buffers: for stored in buffers {
-        let buffer = match stored.decode_growing(scratch, buffer_size) {
-            Ok(buffer) => buffer,
-            Err(error) => {
-                problems.push(error.to_string());
-                continue;
-            }
-        };
-        let index = buffer.position.index;
-        for event in buffer.events() {
-            let event = match event {
-                Ok(event) => event,
-                Err(error) => {
-                    problems.push(error.to_string());
-                    break;
-                }
-            };
-            let filetime = filetime_of(&event, clock);
-            let decoded = DecodedEvent::new(index, buffer.processor, event, filetime, registry);
-            if !selection.filter.matches(&decoded) {
-                continue;
-            }
-            columns.push(&decoded);
-            if selection
-                .limit
-                .is_some_and(|limit| columns.len() as u64 >= limit)
-            {
-                break 'buffers;
-            }
-        }
-    }
-    (columns.finish(), problems)
-}
-
-/// Writes `parts` to `out` in order, at most `left` rows of them, their errors to `problems`;
-/// returns whether the limit is reached.
-fn write_parts(
-    parts: Vec<(arrow_array::RecordBatch, Vec<String>)>,
-    out: &mut EventsFile,
-    left: &mut Option<u64>,
-    problems: &mut Problems,
-) -> Result<bool, String> {
-    for (batch, chunk_problems) in parts {
-        let rows = batch.num_rows() as u64;
-        let batch = match *left {
-            Some(left) if rows > left => batch.slice(0, left as usize),
-            _ => batch,
-        };
-        if batch.num_rows() > 0 {
-            out.write(&batch)?;
-        }
-        if let Some(left) = left {
-            *left -= batch.num_rows() as u64;
-            if *left == 0 {
-                return Ok(true);
-            }
-        }
-        problems.extend(chunk_problems);
-    }
-    Ok(false)
-}
-
-/// Writes the events of `reader` that pass the filters to `out` in file order, on both cores
-/// at once: while a batch of buffers is turned into columns (on every core), the batch before
-/// is written to the file and the next one is read. The errors met go to `problems`. Stops at
-/// the limit, reading no further.
-fn columns_in_file_order<R: Read + Send>(
-    reader: &mut EtlReader<R>,
-    selection: &Selection,
-    clock: Option<TraceClock>,
-    out: &mut EventsFile,
-    problems: &mut Problems,
-) -> Result<(), String> {
-    let buffer_size = reader.buffer_size();
-    let mut left = selection.limit;
-    if left == Some(0) {
-        return Ok(());
-    }
-    let limited = left.is_some();
-    let mut max_buffers = if limited { 1 } else { BATCH_BUFFERS };
-    let (mut current, mut next) = (Batch::default(), Batch::default());
-    let mut pending = Vec::new();
-    current.fill(reader, max_buffers);
-    while current.len > 0 || current.end.is_some() {
-        let reading_ended = current.end.is_some();
-        let (written, parts) = rayon::join(
-            || -> Result<bool, String> {
-                let full = write_parts(std::mem::take(&mut pending), out, &mut left, problems)?;
-                if full || reading_ended || limited {
-                    next.len = 0;
-                } else {
-                    next.fill(reader, max_buffers);
-                }
-                Ok(full)
-            },
-            || -> Vec<_> {
-                current
-                    .stored()
-                    .par_chunks(PARQUET_CHUNK)
-                    .map_init(
-                        || (Vec::new(), EventColumns::new()),
-                        |(scratch, columns), chunk| {
-                            chunk_columns(chunk, scratch, columns, buffer_size, selection, clock)
-                        },
-                    )
-                    .collect()
-            },
-        );
-        if written? {
-            return Ok(());
-        }
-        pending = parts;
-        if (limited || current.end.is_some())
-            && write_parts(std::mem::take(&mut pending), out, &mut left, problems)?
-        {
-            return Ok(());
-        }
-        if let Some(error) = current.end.take() {
-            problems.push(error.to_string());
-            break;
-        }
-        if limited {
-            max_buffers = (max_buffers * 2).min(BATCH_BUFFERS);
-            next.fill(reader, max_buffers);
-        }
-        std::mem::swap(&mut current, &mut next);
-    }
-    write_parts(pending, out, &mut left, problems)?;
-    Ok(())
 }

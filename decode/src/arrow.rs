@@ -8,6 +8,9 @@
 //! the Arrow sub-crates it needs (`arrow-array`, `arrow-schema`, `arrow-buffer`), not on the
 //! `arrow` facade with its compute kernels.
 //!
+//! [`record_batches`] reads a whole file into such batches, in file order on several threads:
+//! the pipeline both of them use.
+//!
 //! One row per event; the columns carry the names of the JSON line's keys where the JSON line
 //! has one key for every kind, and the names of `--format csv` where the JSON key differs by
 //! header kind (`process_id` or a message's optional field, `id` or `Class.Type` ...):
@@ -54,6 +57,9 @@ use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use crate::event::DecodedEvent;
 use crate::registry::EventNameParts;
 use crate::sink::{JsonWriter, Sink};
+
+mod batches;
+pub use batches::{record_batches, BATCH_ROWS, CHUNK_BUFFERS};
 
 /// FILETIME of 1970-01-01T00:00:00Z: 100 ns intervals from 1601 to the Unix epoch
 /// (369 years, 89 of them leap years: 134,774 days of 86,400 s).

@@ -46,6 +46,7 @@ use arrow_schema::SchemaRef;
 use etw::read::{StoredBuffer, TraceClock};
 use etw::wire::UtcDateTime;
 use etw::{EtlReader, EtlReaderError, Event};
+use etw_classic_decode::arrow::{record_batches, BATCH_ROWS};
 use etw_classic_decode::event::filetime_of;
 use etw_classic_decode::filter::{parse_provider, parse_time, Filter};
 use etw_classic_decode::headers::file_members;
@@ -899,12 +900,10 @@ impl Opened {
     }
 }
 
-/// The rows of one record batch of `read_arrow`, at most: memory stays bounded by a batch's
-/// builders while the table is read, whatever the trace's length.
-const BATCH_ROWS: usize = 64 * 1024;
-
 /// The record batches of the events that pass `filter`, at most `limit` of them, built
-/// without the GIL; and the problems met.
+/// without the GIL; and the problems met. In file order, the decode crate's pipeline
+/// ([`record_batches`]) on every core (at most [`MAX_WORKERS`]), as `etwc etl --format parquet`
+/// reads; in time order, the events one by one.
 fn event_batches(
     opened: &mut Opened,
     filter: &Filter,
@@ -912,30 +911,10 @@ fn event_batches(
 ) -> (Vec<RecordBatch>, Problems) {
     let mut batches = Vec::new();
     let mut problems = Problems::default();
-    let mut columns = EventColumns::new();
-    let mut remaining = limit.unwrap_or(u64::MAX);
     let (registry, clock) = (&*opened.registry, opened.clock);
-    // Adds one event; false once the limit is reached.
-    let mut take = |columns: &mut EventColumns, decoded: &DecodedEvent<'_, '_>| -> bool {
-        if remaining == 0 {
-            return false;
-        }
-        if filter.matches(decoded) {
-            columns.push(decoded);
-            remaining -= 1;
-            if columns.len() >= BATCH_ROWS {
-                batches.push(columns.finish());
-            }
-        }
-        remaining > 0
-    };
-    if !opened.time_order && limit.is_none() {
-        let workers = std::thread::available_parallelism().map_or(1, usize::from);
-        if workers > 1 {
-            return parallel_batches(opened, filter, workers.min(MAX_WORKERS));
-        }
-    }
     if opened.time_order {
+        let mut columns = EventColumns::new();
+        let mut remaining = limit.unwrap_or(u64::MAX);
         let _stopped = opened.reader.for_each_event_in_time_order(|item| {
             let item = match item {
                 Ok(item) => item,
@@ -944,6 +923,9 @@ fn event_batches(
                     return Ok(());
                 }
             };
+            if remaining == 0 {
+                return Err(());
+            }
             let filetime = filetime_of(&item.event, clock);
             let decoded = DecodedEvent::new(
                 item.position.index,
@@ -952,187 +934,46 @@ fn event_batches(
                 filetime,
                 registry,
             );
-            if take(&mut columns, &decoded) {
+            if filter.matches(&decoded) {
+                columns.push(&decoded);
+                remaining -= 1;
+                if columns.len() >= BATCH_ROWS {
+                    batches.push(columns.finish());
+                }
+            }
+            if remaining > 0 {
                 Ok(())
             } else {
                 Err(())
             }
         });
-    } else if limit != Some(0) {
-        let mut stored = StoredBuffer::new();
-        let mut scratch = Vec::new();
-        'buffers: loop {
-            match opened.reader.read_stored_buffer(&mut stored) {
-                None => break,
-                Some(Err(error)) => {
-                    problems.push(error.to_string());
-                    continue;
-                }
-                Some(Ok(())) => {}
-            }
-            let buffer_size = opened.reader.buffer_size();
-            let buffer = match stored.decode_growing(&mut scratch, buffer_size) {
-                Ok(buffer) => buffer,
-                Err(error) => {
-                    problems.push(error.to_string());
-                    continue;
-                }
-            };
-            let index = buffer.position.index;
-            for event in buffer.events() {
-                match event {
-                    Ok(event) => {
-                        let filetime = filetime_of(&event, clock);
-                        let decoded =
-                            DecodedEvent::new(index, buffer.processor, event, filetime, registry);
-                        if !take(&mut columns, &decoded) {
-                            break 'buffers;
-                        }
-                    }
-                    Err(error) => {
-                        problems.push(error.to_string());
-                        break;
-                    }
-                }
-            }
+        if !columns.is_empty() {
+            batches.push(columns.finish());
         }
-    }
-    if !columns.is_empty() || batches.is_empty() {
-        batches.push(columns.finish());
-    }
-    (batches, problems)
-}
-
-/// The threads that decode buffers for `read_arrow` in file order, at most.
-const MAX_WORKERS: usize = 8;
-
-/// The stored buffers handed to a thread at a time: one record batch (or more, past
-/// [`BATCH_ROWS`] rows) each.
-const CHUNK_BUFFERS: usize = 32;
-
-/// One chunk's outcome, in file order: the stored buffers, or the error reading one.
-type Chunk = Vec<Result<StoredBuffer, String>>;
-
-/// [`event_batches`] in file order without a limit, on `workers` threads: this one reads the
-/// stored buffers (compressed as stored) in chunks of [`CHUNK_BUFFERS`], the workers
-/// decompress, decode and filter them into record batches, which are put back in file order.
-/// At most `2 × workers` chunks wait to be decoded, so that reading runs no further ahead.
-fn parallel_batches(
-    opened: &mut Opened,
-    filter: &Filter,
-    workers: usize,
-) -> (Vec<RecordBatch>, Problems) {
-    let (registry, clock) = (&*opened.registry, opened.clock);
-    let buffer_size = opened.reader.buffer_size();
-    let reader = &mut opened.reader;
-    let mut done: std::collections::BTreeMap<usize, (Vec<RecordBatch>, Vec<String>)> =
-        std::collections::BTreeMap::new();
-    let (chunks, to_decode) = sync_channel::<(usize, Chunk)>(workers.saturating_mul(2));
-    let to_decode = Mutex::new(to_decode);
-    std::thread::scope(|scope| {
-        let (results, decoded) = std::sync::mpsc::channel();
-        for _ in 0..workers {
-            let (to_decode, results) = (&to_decode, results.clone());
-            scope.spawn(move || {
-                let mut columns = EventColumns::new();
-                let mut scratch = Vec::new();
-                loop {
-                    let next = match to_decode.lock() {
-                        Ok(receiver) => receiver.recv(),
-                        Err(_) => break,
-                    };
-                    let Ok((number, chunk)) = next else { break };
-                    let mut batches = Vec::new();
-                    let mut problems = Vec::new();
-                    for stored in chunk {
-                        let stored = match stored {
-                            Ok(stored) => stored,
-                            Err(problem) => {
-                                problems.push(problem);
-                                continue;
-                            }
-                        };
-                        let buffer = match stored.decode_growing(&mut scratch, buffer_size) {
-                            Ok(buffer) => buffer,
-                            Err(error) => {
-                                problems.push(error.to_string());
-                                continue;
-                            }
-                        };
-                        let index = buffer.position.index;
-                        for event in buffer.events() {
-                            match event {
-                                Ok(event) => {
-                                    let filetime = filetime_of(&event, clock);
-                                    let decoded = DecodedEvent::new(
-                                        index,
-                                        buffer.processor,
-                                        event,
-                                        filetime,
-                                        registry,
-                                    );
-                                    if filter.matches(&decoded) {
-                                        columns.push(&decoded);
-                                        if columns.len() >= BATCH_ROWS {
-                                            batches.push(columns.finish());
-                                        }
-                                    }
-                                }
-                                Err(error) => {
-                                    problems.push(error.to_string());
-                                    break;
-                                }
-                            }
-                        }
-                    }
-                    if !columns.is_empty() {
-                        batches.push(columns.finish());
-                    }
-                    if results.send((number, batches, problems)).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-        drop(results);
-        let mut number = 0usize;
-        let mut chunk: Chunk = Vec::with_capacity(CHUNK_BUFFERS);
-        loop {
-            let mut stored = StoredBuffer::new();
-            match reader.read_stored_buffer(&mut stored) {
-                None => break,
-                Some(Ok(())) => chunk.push(Ok(stored)),
-                Some(Err(error)) => chunk.push(Err(error.to_string())),
-            }
-            if chunk.len() >= CHUNK_BUFFERS {
-                let full = std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK_BUFFERS));
-                if chunks.send((number, full)).is_err() {
-                    break;
-                }
-                number = number.saturating_add(1);
-            }
-        }
-        if !chunk.is_empty() {
-            let _ = chunks.send((number, chunk));
-        }
-        drop(chunks);
-        for (number, batches, problems) in decoded {
-            done.insert(number, (batches, problems));
-        }
-    });
-    let mut batches = Vec::new();
-    let mut problems = Problems::default();
-    for (chunk_batches, chunk_problems) in done.into_values() {
-        batches.extend(chunk_batches);
-        for problem in chunk_problems {
-            problems.push(problem);
-        }
+    } else {
+        let workers = std::thread::available_parallelism().map_or(1, usize::from);
+        record_batches(
+            &mut opened.reader,
+            registry,
+            filter,
+            clock,
+            limit,
+            workers.min(MAX_WORKERS),
+            |batch| {
+                batches.push(batch);
+                true
+            },
+            |problem| problems.push(problem),
+        );
     }
     if batches.is_empty() {
         batches.push(EventColumns::new().finish());
     }
     (batches, problems)
 }
+
+/// The threads that decode buffers for `read_arrow` in file order, at most.
+const MAX_WORKERS: usize = 8;
 
 /// Reads the events of the .etl file at `path` into a `pyarrow.Table`: one row per event, the
 /// columns of the decode crate's `EventColumns` (`buffer`, `offset`, `kind`, `processor`,
@@ -1142,11 +983,10 @@ fn parallel_batches(
 /// `open` (`time` to the nanosecond there, the FILETIME's 100 ns kept).
 ///
 /// The filters, `order`, `manifest` and `mof` are those of `open`; the events are read, named,
-/// decoded and filtered in Rust without the GIL (in file order without a limit, on every core:
-/// chunks of 32 buffers decoded in parallel and put back in order), in record batches of at
-/// most 65,536 rows,
-/// handed to pyarrow through the Arrow C stream interface (no copy). `table.to_pandas()` and
-/// `polars.from_arrow(table)` follow.
+/// decoded and filtered in Rust without the GIL (in file order on every core: chunks of
+/// buffers decoded in parallel and put back in order, as `etwc etl --format parquet` reads),
+/// in record batches of at most 65,536 rows, handed to pyarrow through the Arrow C stream
+/// interface (no copy). `table.to_pandas()` and `polars.from_arrow(table)` follow.
 ///
 /// Raises what `open` raises; and EtlError, with the message of `etwc`, when a part of the file
 /// cannot be read (no table is returned then).
