@@ -34,7 +34,7 @@ use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
 use etw_classic::{
-    read::{StoredBuffer, TraceClock},
+    read::{ClockError, StoredBuffer, TraceClock},
     EtlReader, EtlReaderError, WmiBufferHeader,
 };
 use etw_classic_decode::arrow::record_batches;
@@ -332,6 +332,34 @@ fn needs_time<F: Format>(selection: &Selection) -> Option<&'static str> {
     }
 }
 
+/// The file's clock, or `None` when it cannot be read: then an error if `needs` names what
+/// needs each event's time, otherwise a note on standard error when the output shows times
+/// (`note`).
+fn usable_clock(
+    path: &str,
+    clock: &Result<TraceClock, ClockError>,
+    needs: Option<&str>,
+    note: bool,
+) -> Result<Option<TraceClock>, String> {
+    let error = match clock {
+        Ok(clock) => return Ok(Some(*clock)),
+        Err(error) => error,
+    };
+    if let Some(needs) = needs {
+        return Err(format!(
+            "{path}: {needs} each event's time, but the file's clock cannot be read: {error}"
+        ));
+    }
+    if note {
+        // Nothing is left to tell about a note that cannot be written.
+        let _ = writeln!(
+            std::io::stderr(),
+            "note: {path}: no event has a time, as the file's clock cannot be read: {error}"
+        );
+    }
+    Ok(None)
+}
+
 /// The path that names standard input.
 const STDIN: &str = "-";
 
@@ -449,26 +477,12 @@ fn run_as<F: Format>(args: &EtlArgs, format: &mut F) -> Result<(), String> {
         }
     }
     selection.registry = Arc::new(registry);
-    let clock = match &file.clock {
-        Ok(clock) => Some(*clock),
-        Err(error) => {
-            if let Some(needs) = needs_time::<F>(&selection) {
-                return Err(format!(
-                    "{path}: {needs} each event's time, but the file's clock cannot be read: \
-                     {error}"
-                ));
-            }
-            if F::SHOWS_TIME {
-                // Nothing is left to tell about a note that cannot be written.
-                let _ = writeln!(
-                    std::io::stderr(),
-                    "note: {path}: no event has a time, as the file's clock cannot be read: \
-                     {error}"
-                );
-            }
-            None
-        }
-    };
+    let clock = usable_clock(
+        path,
+        &file.clock,
+        needs_time::<F>(&selection),
+        F::SHOWS_TIME,
+    )?;
     format.begin(&file, &mut out).map_err(write_error)?;
     let mut emitter = Emitter::new(format, selection.limit);
     match order {
@@ -584,22 +598,12 @@ fn open_for_parquet(args: &EtlArgs, path: &str) -> Result<Opened, String> {
     }
     let mut selection = args.selection();
     selection.registry = Arc::new(registry);
-    let clock = match reader.clock() {
-        Ok(clock) => Some(clock),
-        Err(error) => {
-            if let Some(needs) = needs_time::<JsonLines>(&selection) {
-                return Err(format!(
-                    "{path}: {needs} each event's time, but the file's clock cannot be read: \
-                     {error}"
-                ));
-            }
-            let _ = writeln!(
-                std::io::stderr(),
-                "note: {path}: no event has a time, as the file's clock cannot be read: {error}"
-            );
-            None
-        }
-    };
+    let clock = usable_clock(
+        path,
+        &reader.clock(),
+        needs_time::<JsonLines>(&selection),
+        true,
+    )?;
     Ok((reader, selection, clock))
 }
 
@@ -654,14 +658,7 @@ fn by_event_file(args: &EtlArgs, path: &str, folder: &std::path::Path) -> Result
             }
         }
     }
-    let closed = tables.close();
-    written?;
-    closed?;
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(format!("{path}: {}", problems.line()))
-    }
+    finish_writing(path, written, tables.close(), &problems)
 }
 
 /// Writes the `events` table of the trace `path` to the Parquet file `target`, with the same
@@ -689,7 +686,17 @@ fn parquet_file(args: &EtlArgs, path: &str, target: &std::path::Path) -> Result<
         |problem| problems.push(problem),
     );
     // The rows read are kept, whatever stopped the reading.
-    let closed = out.close();
+    finish_writing(path, written, out.close().map(drop), &problems)
+}
+
+/// How writing the Parquet of `path` ended, once its files are closed (`closed`): the first
+/// error writing them (`written`, then `closed`), else the errors met reading the trace.
+fn finish_writing(
+    path: &str,
+    written: Result<(), String>,
+    closed: Result<(), String>,
+    problems: &Problems,
+) -> Result<(), String> {
     written?;
     closed?;
     if problems.is_empty() {
