@@ -458,8 +458,11 @@ fn run_as<F: Format>(args: &EtlArgs, format: &mut F) -> Result<(), String> {
     let mut out = BufWriter::with_capacity(OUTPUT_BUFFER, stdout.lock());
     let write_error = crate::output_error;
     let mut selection = args.selection();
-    // Nothing to learn for `--limit 0`, which reads no buffer.
-    let first_pass = !read_once && selection.limit != Some(0);
+    // Nothing to learn for `--limit 0`, which reads no buffer, nor for an output that shows
+    // no names unless a filter asks for them.
+    let first_pass = !read_once
+        && selection.limit != Some(0)
+        && (F::SHOWS_MEANING || selection.filter.uses_names());
     // The bar counts every pass over the file: the first pass, the time order's listing, the
     // output's.
     let passes = u64::from(first_pass) + if order == Order::Time { 2 } else { 1 };

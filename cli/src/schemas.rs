@@ -26,9 +26,12 @@ use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
 use etw_classic::payload::kernel::{KernelEvent, PROVIDER_NAME};
+use etw_classic::read::ReaderBuffer;
 use etw_classic::{EtlReader, Guid};
+use etw_classic_decode::buffers::{self, for_each_decoded_buffer};
 use etw_classic_decode::facts::Facts;
 use etw_classic_decode::{Checked, EventSchema, Identified, Registry, SchemaKey, SchemaSource};
+use rustc_hash::FxHashMap;
 use serde_json::{json, Map, Value};
 
 use etw_classic_decode::headers::kind_name;
@@ -58,7 +61,7 @@ pub struct Args {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum RowKey {
     /// A schema of the registry, by its address.
-    Registry(*const EventSchema),
+    Registry(usize),
     /// A built-in kernel class: class GUID, event type, version.
     Kernel(Guid, u8, u8),
     /// TraceLogging: the provider GUID and name, the event name, the field count.
@@ -79,6 +82,20 @@ struct Counts {
 }
 
 impl Counts {
+    /// Adds the counts of the same schema's `later` events.
+    fn add_later(&mut self, later: Self) {
+        self.events += later.events;
+        self.with_errors += later.with_errors;
+        self.with_bytes_left += later.with_bytes_left;
+        if self.first_error.is_none() {
+            self.first_error = later.first_error;
+        }
+        if self.first_place.is_none() {
+            self.first_place = later.first_place;
+            self.kernel = self.kernel.or(later.kernel);
+        }
+    }
+
     fn add(&mut self, walked: &Checked, place: impl FnOnce() -> String) {
         self.events += 1;
         if let Some(error) = &walked.error {
@@ -106,8 +123,8 @@ struct Row {
 
 /// The report, built by walking the file.
 struct Census {
-    rows: HashMap<RowKey, Counts>,
-    undecoded: HashMap<(String, String), u64>,
+    rows: FxHashMap<RowKey, Counts>,
+    undecoded: FxHashMap<(String, String), u64>,
     events: u64,
     problems: Problems,
 }
@@ -118,89 +135,113 @@ fn place_of(path: &str, buffer: usize, file_offset: usize, offset: usize) -> Str
 }
 
 impl Census {
-    fn walk(registry: &Registry, path: &str) -> Result<Self, String> {
-        let mut census = Self {
-            rows: HashMap::new(),
-            undecoded: HashMap::new(),
+    fn new() -> Self {
+        Self {
+            rows: FxHashMap::default(),
+            undecoded: FxHashMap::default(),
             events: 0,
             problems: Problems::default(),
-        };
+        }
+    }
+
+    /// Counts every event of the file at `path`: each buffer on one of the machine's cores
+    /// ([`for_each_decoded_buffer`]), the buffers' counts then added up in file order, so that
+    /// the first error and first place of each row are the file's first.
+    fn walk(registry: &Registry, path: &str) -> Result<Self, String> {
+        let mut census = Self::new();
         let mut reader = EtlReader::open(path).map_err(|error| describe(path, &error))?;
-        while let Some(buffer) = reader.next_buffer() {
-            let buffer = match buffer {
-                Ok(buffer) => buffer,
+        let count = |buffer: &ReaderBuffer<'_>| Self::of_buffer(registry, path, buffer);
+        for_each_decoded_buffer(&mut reader, buffers::threads(), count, |buffer| {
+            match buffer {
+                Ok((_, counted)) => census.add(counted),
+                Err(error) => census.problems.push(describe(path, &error)),
+            }
+            true
+        });
+        Ok(census)
+    }
+
+    /// Adds the counts of `later`, which comes after what was counted so far.
+    fn add(&mut self, later: Self) {
+        self.events += later.events;
+        for (key, counts) in later.rows {
+            self.rows.entry(key).or_default().add_later(counts);
+        }
+        for (key, events) in later.undecoded {
+            *self.undecoded.entry(key).or_default() += events;
+        }
+        self.problems.append(later.problems);
+    }
+
+    /// The counts of one buffer's events.
+    fn of_buffer(registry: &Registry, path: &str, buffer: &ReaderBuffer<'_>) -> Self {
+        let mut census = Self::new();
+        let position = buffer.position;
+        for event in buffer.events() {
+            let event = match event {
+                Ok(event) => event,
                 Err(error) => {
-                    census.problems.push(describe(path, &error));
-                    continue;
+                    census.problems.push(format!("{path}: {error}"));
+                    break;
                 }
             };
-            let position = buffer.position;
-            for event in buffer.events() {
-                let event = match event {
-                    Ok(event) => event,
-                    Err(error) => {
-                        census.problems.push(format!("{path}: {error}"));
-                        break;
-                    }
-                };
-                census.events += 1;
-                let facts = Facts::of(&event);
-                let place = || place_of(path, position.index, position.file_offset, event.offset);
-                let label = || {
-                    facts
-                        .source
-                        .map_or_else(|| kind_name(event.header_type), |source| source.to_string())
-                };
-                let identified = registry.identify(&facts);
-                let walked = identified
-                    .as_ref()
-                    .map_err(Clone::clone)
-                    .and_then(|found| found.check(&facts).map(|walked| (found, walked)));
-                match walked {
-                    Ok((found, walked)) => {
-                        let (key, kernel) = match found {
-                            Identified::Schema(schema) => {
-                                (RowKey::Registry(std::ptr::from_ref(*schema)), None)
-                            }
-                            Identified::Kernel(event) => (
-                                RowKey::Kernel(event.class, event.event_type, event.version),
-                                Some(*event),
-                            ),
-                            Identified::TraceLogging { event, provider } => (
-                                RowKey::TraceLogging(
-                                    facts.provider(),
-                                    provider.map(str::to_owned),
-                                    event.name.to_owned(),
-                                    walked.fields,
-                                ),
-                                None,
-                            ),
-                            // `check` refuses a description; counted undecoded all the same.
-                            Identified::Description(description) => {
-                                *census
-                                    .undecoded
-                                    .entry((label(), description.what.to_owned()))
-                                    .or_default() += 1;
-                                continue;
-                            }
-                        };
-                        let counts = census.rows.entry(key).or_default();
-                        if counts.first_place.is_none() {
-                            counts.first_place = Some(place());
-                            counts.kernel = kernel;
+            census.events += 1;
+            let facts = Facts::of(&event);
+            let place = || place_of(path, position.index, position.file_offset, event.offset);
+            let label = || {
+                facts
+                    .source
+                    .map_or_else(|| kind_name(event.header_type), |source| source.to_string())
+            };
+            let identified = registry.identify(&facts);
+            let walked = identified
+                .as_ref()
+                .map_err(Clone::clone)
+                .and_then(|found| found.check(&facts).map(|walked| (found, walked)));
+            match walked {
+                Ok((found, walked)) => {
+                    let (key, kernel) = match found {
+                        Identified::Schema(schema) => {
+                            (RowKey::Registry(std::ptr::from_ref(*schema).addr()), None)
                         }
-                        counts.add(&walked, place);
+                        Identified::Kernel(event) => (
+                            RowKey::Kernel(event.class, event.event_type, event.version),
+                            Some(*event),
+                        ),
+                        Identified::TraceLogging { event, provider } => (
+                            RowKey::TraceLogging(
+                                facts.provider(),
+                                provider.map(str::to_owned),
+                                event.name.to_owned(),
+                                walked.fields,
+                            ),
+                            None,
+                        ),
+                        // `check` refuses a description; counted undecoded all the same.
+                        Identified::Description(description) => {
+                            *census
+                                .undecoded
+                                .entry((label(), description.what.to_owned()))
+                                .or_default() += 1;
+                            continue;
+                        }
+                    };
+                    let counts = census.rows.entry(key).or_default();
+                    if counts.first_place.is_none() {
+                        counts.first_place = Some(place());
+                        counts.kernel = kernel;
                     }
-                    Err(why) => {
-                        *census
-                            .undecoded
-                            .entry((label(), why.to_string()))
-                            .or_default() += 1;
-                    }
+                    counts.add(&walked, place);
+                }
+                Err(why) => {
+                    *census
+                        .undecoded
+                        .entry((label(), why.to_string()))
+                        .or_default() += 1;
                 }
             }
         }
-        Ok(census)
+        census
     }
 }
 
@@ -236,7 +277,7 @@ fn rows(registry: &Registry, census: &mut Census) -> Vec<Row> {
     let mut registry_row = |schema: &EventSchema, guid: Guid, key: Value, key_text: String| {
         let counts = census
             .rows
-            .remove(&RowKey::Registry(std::ptr::from_ref(schema)))
+            .remove(&RowKey::Registry(std::ptr::from_ref(schema).addr()))
             .unwrap_or_default();
         rows.push(Row {
             source: schema.origin.source,

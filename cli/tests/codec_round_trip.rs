@@ -155,15 +155,18 @@ fn check_round_trip(dir: &Path, layout: &str, bytes: &[u8]) {
     );
 }
 
-fn scratch_dir() -> std::path::PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("codec-round-trip");
+/// A folder of the test `test`'s own: the tests run at once and write files of the same names.
+fn scratch_dir(test: &str) -> std::path::PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("codec-round-trip")
+        .join(test);
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
 
 #[test]
 fn decode_then_encode_gives_the_bytes_of_real_traces() {
-    let dir = scratch_dir();
+    let dir = scratch_dir("real-traces");
     let mut samples = Samples::default();
     for name in [
         "net.4.5.2.x64.etl",
@@ -191,7 +194,7 @@ fn decode_then_encode_gives_the_bytes_of_real_traces() {
 
 #[test]
 fn decode_then_encode_gives_the_bytes_the_library_writes() {
-    let dir = scratch_dir();
+    let dir = scratch_dir("library");
     let mut samples = Samples::default();
     for mode in [Mode::Streaming, Mode::SingleShot] {
         samples_of(&boot_trace_file(mode), &mut samples, true);

@@ -53,6 +53,17 @@ pub struct Filter {
 }
 
 impl Filter {
+    /// Whether a filter asks for names the trace gives (a provider or event name, a process
+    /// name): the schemas and process names must then be learned from the trace first.
+    pub fn uses_names(&self) -> bool {
+        !self.events.is_empty()
+            || !self.processes.is_empty()
+            || self
+                .providers
+                .iter()
+                .any(|provider| matches!(provider, ProviderFilter::Name(_)))
+    }
+
     /// Whether the event passes every filter, its names as its schema gives them.
     pub fn matches(&self, event: &DecodedEvent<'_, '_>) -> bool {
         let filetime = event.filetime;

@@ -5,6 +5,7 @@
 //!
 //! | module | reads |
 //! |---|---|
+//! | [`buffers`] | the buffers of a file decompressed on every core, handed out in file order |
 //! | [`event`] | the decoded event every output writes from: position, header, time, names, fields |
 //! | [`headers`] | the JSON form of the headers (every member under its SDK name), described to a sink |
 //! | [`sink`] | where an event goes: the JSON data model as calls, JSON text written straight, a `serde_json` value |
@@ -28,6 +29,7 @@
 
 #[cfg(feature = "arrow")]
 pub mod arrow;
+pub mod buffers;
 pub mod event;
 pub mod event_info;
 pub mod event_source;

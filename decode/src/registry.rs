@@ -20,9 +20,11 @@ use etw_classic::payload::kernel::{self, KernelEvent};
 use etw_classic::payload::{
     FieldSchema, ItemKind, PayloadDecoder, PayloadError, TraceLoggingEvent, Value,
 };
+use etw_classic::read::ReaderBuffer;
 use etw_classic::wire::{EventTraceGroup, HookId};
 use etw_classic::{Bitness, Guid};
 
+use crate::buffers::{self, for_each_decoded_buffer};
 use crate::event_source::{ManifestReassembly, Pushed, StreamKey};
 use crate::facts::{Facts, Source};
 use crate::manifest::parse_manifest_as;
@@ -436,13 +438,24 @@ impl Registry {
 
     /// [`learn`](Self::learn)s from every event `reader` can read, of the .etl file at `path`
     /// (which names the events in the messages of what cannot be learned).
+    ///
+    /// The buffers are decompressed on every core ([`for_each_decoded_buffer`]); those with an
+    /// event that [`teaches`] are then learned from in file order on this thread.
     pub fn learn_reader<R: std::io::Read>(
         &mut self,
         mut reader: etw_classic::EtlReader<R>,
         path: &str,
     ) {
-        while let Some(buffer) = reader.next_buffer() {
-            let Ok(buffer) = buffer else { continue };
+        let teaching = |buffer: &ReaderBuffer<'_>| {
+            buffer
+                .events()
+                .map_while(Result::ok)
+                .any(|event| teaches(&Facts::of(&event)))
+        };
+        for_each_decoded_buffer(&mut reader, buffers::threads(), teaching, |decoded| {
+            let Ok((buffer, true)) = decoded else {
+                return true;
+            };
             let position = buffer.position;
             for event in buffer.events() {
                 let Ok(event) = event else { break };
@@ -453,7 +466,8 @@ impl Registry {
                     )
                 });
             }
-        }
+            true
+        });
     }
 
     /// Every schema and its key, in no particular order.
@@ -564,6 +578,9 @@ impl Registry {
     /// What cannot be learned (a description that does not read, a manifest stream dropped)
     /// is kept in [`problems`](Self::problems).
     pub fn learn(&mut self, facts: &Facts<'_>, place: impl Fn() -> String) {
+        if !teaches(facts) {
+            return;
+        }
         if let Some((pid, name)) = process_named(facts) {
             self.processes.insert(pid, Arc::from(name));
             return;
@@ -668,6 +685,33 @@ impl Registry {
 
 /// Whether `facts`' event is a chunk of an EventSource manifest: an `EVENT_HEADER` event of
 /// id `0xFFFE`, task `0xFFFE`, opcode `0xFE` (PAYLOADS.md §3).
+/// Whether [`Registry::learn`] can learn anything from `facts`' event, by its header alone: a
+/// kernel `Process` event of types 1 to 4 or `Thread` event of types 1 to 4 or 72 (what
+/// [`process_named`] and [`thread_named`] read), a `MetaData` `EventInfo` or `EventMapInfo`
+/// event, or a `ManifestData` chunk. `learn` ignores every other event, so a pass that skips
+/// buffers without one learns the same.
+fn teaches(facts: &Facts<'_>) -> bool {
+    match facts.source {
+        Some(Source::Kernel(group)) => match facts.opcode {
+            Some(event_type) if group == EventTraceGroup::PROCESS => (1..=4).contains(&event_type),
+            Some(event_type) if group == EventTraceGroup::THREAD => {
+                matches!(event_type, 1..=4 | 72)
+            }
+            _ => false,
+        },
+        Some(Source::Provider(guid)) => {
+            (guid == payload::METADATA_GUID
+                && facts.classic_type.is_some()
+                && matches!(
+                    facts.opcode,
+                    Some(payload::EVENT_INFO_TYPE | payload::EVENT_MAP_INFO_TYPE)
+                ))
+                || is_manifest_chunk(facts)
+        }
+        None => false,
+    }
+}
+
 fn is_manifest_chunk(facts: &Facts<'_>) -> bool {
     facts.classic_type.is_none()
         && facts.event_id == Some(payload::MANIFEST_EVENT_ID)

@@ -26,6 +26,13 @@ impl Problems {
         }
     }
 
+    /// Notes the errors of `later`, met after these: its messages kept while there is room,
+    /// the rest counted.
+    pub fn append(&mut self, later: Self) {
+        self.extend(later.kept);
+        self.more = self.more.saturating_add(later.more);
+    }
+
     /// Whether no error was met.
     pub fn is_empty(&self) -> bool {
         self.kept.is_empty()

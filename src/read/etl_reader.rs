@@ -758,6 +758,75 @@ impl StoredBuffer {
         grow_scratch(scratch, self, buffer_size)?;
         self.decode(scratch).map_err(EtlReaderError::Read)
     }
+
+    /// [`decode_growing`](Self::decode_growing) into `scratch`, kept with the buffer: a buffer
+    /// decompressed on one thread and walked on another, without decompressing it twice.
+    /// [`DecodedBuffer::into_parts`] gives both back, to be used again.
+    ///
+    /// # Errors
+    /// Those of [`decode_growing`](Self::decode_growing).
+    pub fn into_decoded(
+        self,
+        mut scratch: Vec<u8>,
+        buffer_size: usize,
+    ) -> Result<DecodedBuffer, EtlReaderError> {
+        let events = self
+            .decode_growing(&mut scratch, buffer_size)?
+            .trace_buffer
+            .event_bytes()
+            .len();
+        Ok(DecodedBuffer {
+            stored: self,
+            decompressed: scratch,
+            events,
+        })
+    }
+}
+
+/// A [`StoredBuffer`] with its events made ready to walk ([`StoredBuffer::into_decoded`]):
+/// decompressed into memory it owns for a compressed buffer, in place for the others. It can
+/// be sent to another thread, which walks it with [`buffer`](Self::buffer).
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DecodedBuffer {
+    stored: StoredBuffer,
+    /// The decompressed events of a compressed buffer at its start; unused for the others.
+    decompressed: Vec<u8>,
+    /// How many bytes of events the buffer holds (decompressed or in place).
+    events: usize,
+}
+
+impl DecodedBuffer {
+    /// The buffer as stored.
+    pub const fn stored(&self) -> &StoredBuffer {
+        &self.stored
+    }
+
+    /// The buffer as stored and the scratch memory, to be read and decoded into again.
+    pub fn into_parts(self) -> (StoredBuffer, Vec<u8>) {
+        (self.stored, self.decompressed)
+    }
+
+    /// The buffer with its events, as [`StoredBuffer::decode`] gave it, without decoding it
+    /// again.
+    pub fn buffer(&self) -> ReaderBuffer<'_> {
+        let header = self.stored.header;
+        let events = if header.is_compressed() {
+            self.decompressed.get(..self.events)
+        } else {
+            // In place: from the end of the header, `events` bytes (as `decode` found them).
+            WmiBufferHeader::LEN
+                .checked_add(self.events)
+                .and_then(|end| self.stored.bytes.get(WmiBufferHeader::LEN..end))
+        };
+        ReaderBuffer {
+            position: self.stored.position(),
+            processor: self.stored.processor(),
+            stored_len: self.stored.bytes.len(),
+            trace_buffer: TraceBuffer::from_parts(header, events.unwrap_or_default())
+                .in_buffer(self.stored.position()),
+        }
+    }
 }
 
 /// One buffer of an .etl file with its events ready to walk ([`EtlReader::next_buffer`],

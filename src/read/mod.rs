@@ -28,7 +28,9 @@ pub use error::{
 pub use etl::{EtlBuffer, EtlBuffers, EtlFile, MAX_BUFFER_SIZE};
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-pub use etl_reader::{EtlReader, EtlReaderError, ReaderBuffer, StoredBuffer, TIME_ORDER_MEMORY};
+pub use etl_reader::{
+    DecodedBuffer, EtlReader, EtlReaderError, ReaderBuffer, StoredBuffer, TIME_ORDER_MEMORY,
+};
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use etl_time_order::TimeOrderedEvent;

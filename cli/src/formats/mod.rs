@@ -113,6 +113,11 @@ pub trait Format: Sync {
     /// event has a time, and why.
     const SHOWS_TIME: bool = true;
 
+    /// Whether the output shows what the trace's own descriptions and process events give
+    /// (names, fields): the file is then read once more before, to learn them. An output that
+    /// shows none (`--summary`) reads the file once, unless a filter asks for names.
+    const SHOWS_MEANING: bool = true;
+
     /// Whether the output has something for each event (not only a report at the end): the
     /// progress bar then stays away from a terminal that shows the output.
     const PRINTS_EVENTS: bool = true;

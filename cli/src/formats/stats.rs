@@ -27,6 +27,7 @@ pub struct Summary {
 impl Format for Summary {
     type Item = ();
     const PRINTS_EVENTS: bool = false;
+    const SHOWS_MEANING: bool = false;
     const SHOWS_TIME: bool = false;
 
     fn prepare(&self, _: &DecodedEvent<'_, '_>, _: &mut Vec<u8>) {}
