@@ -480,12 +480,10 @@ fn run_as<F: Format>(args: &EtlArgs, format: &mut F) -> Result<(), String> {
         }
     }
     selection.registry = Arc::new(registry);
-    let clock = usable_clock(
-        path,
-        &file.clock,
-        needs_time::<F>(&selection),
-        F::SHOWS_TIME,
-    )?;
+    let needs = needs_time::<F>(&selection);
+    let clock = usable_clock(path, &file.clock, needs, F::SHOWS_TIME)?
+        // An output that shows no time (`--summary`) converts none, unless a filter needs it.
+        .filter(|_| F::SHOWS_TIME || needs.is_some());
     format.begin(&file, &mut out).map_err(write_error)?;
     let mut emitter = Emitter::new(format, selection.limit);
     match order {
