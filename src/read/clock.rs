@@ -191,11 +191,11 @@ impl TraceClock {
                 .checked_div_euclid(ticks)
                 .and_then(|intervals| self.start_time.checked_add(intervals));
         }
-        self.to_filetime_wide(raw)
+        self.filetime_in_128_bits(raw)
     }
 
     /// [`to_filetime`](Self::to_filetime) in 128-bit integers, for any `raw`.
-    fn to_filetime_wide(&self, raw: i64) -> Option<i64> {
+    fn filetime_in_128_bits(&self, raw: i64) -> Option<i64> {
         // |raw - r0| < 2^64 and 10^7 < 2^24: the product is below 2^88, the sum below 2^89.
         #[allow(clippy::arithmetic_side_effects)]
         let filetime = {
@@ -385,7 +385,7 @@ mod tests {
             // Near the anchor (the 64-bit path, mostly) and anywhere (the 128-bit one, mostly).
             for raw in [reference.saturating_add(near), far] {
                 let filetime = clock.to_filetime(raw);
-                prop_assert_eq!(filetime, clock.to_filetime_wide(raw));
+                prop_assert_eq!(filetime, clock.filetime_in_128_bits(raw));
                 let exact = (i128::from(raw) - i128::from(reference)) * 10_000_000;
                 let exact = i128::from(start_time)
                     + exact.div_euclid(i128::from(ticks_per_second));
