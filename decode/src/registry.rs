@@ -683,8 +683,6 @@ impl Registry {
     }
 }
 
-/// Whether `facts`' event is a chunk of an EventSource manifest: an `EVENT_HEADER` event of
-/// id `0xFFFE`, task `0xFFFE`, opcode `0xFE` (PAYLOADS.md §3).
 /// Whether [`Registry::learn`] can learn anything from `facts`' event, by its header alone: a
 /// kernel `Process` event of types 1 to 4 or `Thread` event of types 1 to 4 or 72 (what
 /// [`process_named`] and [`thread_named`] read), a `MetaData` `EventInfo` or `EventMapInfo`
@@ -712,6 +710,8 @@ fn teaches(facts: &Facts<'_>) -> bool {
     }
 }
 
+/// Whether `facts`' event is a chunk of an EventSource manifest: an `EVENT_HEADER` event of
+/// id `0xFFFE`, task `0xFFFE`, opcode `0xFE` (PAYLOADS.md §3).
 fn is_manifest_chunk(facts: &Facts<'_>) -> bool {
     facts.classic_type.is_none()
         && facts.event_id == Some(payload::MANIFEST_EVENT_ID)
