@@ -1023,7 +1023,12 @@ fn read_arrow<'py>(
     let stream = ArrowStream {
         batches: Some((batches, EventColumns::schema())),
     };
-    py.import("pyarrow")?.getattr("table")?.call1((stream,))
+    // One dictionary per name column for the whole table, not one per batch: pyarrow's
+    // `group_by` and `join` refuse chunks whose dictionaries differ.
+    py.import("pyarrow")?
+        .getattr("table")?
+        .call1((stream,))?
+        .call_method0("unify_dictionaries")
 }
 
 /// Record batches for pyarrow, through the Arrow PyCapsule interface: `__arrow_c_stream__`
