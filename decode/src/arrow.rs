@@ -47,13 +47,14 @@ use std::fmt::{self, Write as _};
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::sync::{Arc, OnceLock};
 
-use arrow_array::builder::{
-    Int32Builder, Int64Builder, LargeBinaryBuilder, LargeStringBuilder, ListBuilder,
-    StringBuilder, TimestampNanosecondBuilder, UInt16Builder, UInt32Builder, UInt64Builder,
-    UInt8Builder,
+use arrow_array::builder::{LargeBinaryBuilder, LargeStringBuilder, ListBuilder, StringBuilder};
+use arrow_array::types::{
+    Int32Type, Int64Type, TimestampNanosecondType, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
 };
-use arrow_array::types::Int32Type;
-use arrow_array::{ArrayRef, DictionaryArray, RecordBatch, StringArray};
+use arrow_array::{
+    ArrayRef, ArrowPrimitiveType, DictionaryArray, PrimitiveArray, RecordBatch, StringArray,
+};
+use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, ScalarBuffer};
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef, TimeUnit};
 
 use crate::event::DecodedEvent;
@@ -125,6 +126,81 @@ fn build_schema() -> Schema {
         Field::new("data", DataType::LargeBinary, true),
         Field::new("error", DataType::LargeUtf8, true),
     ])
+}
+
+/// A column of numbers, appended to inline: the values, and a validity bit a row (Arrow's
+/// validity bitmap: bit `i % 8` of byte `i / 8`, set where row `i` holds a value).
+#[derive(Debug)]
+struct Numbers<T: ArrowPrimitiveType> {
+    values: Vec<T::Native>,
+    valid: Vec<u8>,
+    /// Whether a null was appended since the last [`finish`](Self::finish).
+    any_null: bool,
+}
+
+impl<T: ArrowPrimitiveType> Numbers<T> {
+    /// An empty column with room for `rows` values.
+    fn with_capacity(rows: usize) -> Self {
+        Self {
+            values: Vec::with_capacity(rows),
+            valid: Vec::with_capacity(rows.div_ceil(8)),
+            any_null: false,
+        }
+    }
+
+    /// Appends `value` (or the default, for a null) and its validity bit.
+    #[inline(always)]
+    fn push(&mut self, value: T::Native, valid: bool) {
+        let row = self.values.len();
+        self.values.push(value);
+        let bit = row % 8;
+        if bit == 0 {
+            self.valid.push(0);
+        }
+        if let Some(byte) = self.valid.last_mut() {
+            *byte |= u8::from(valid) << bit;
+        }
+        self.any_null |= !valid;
+    }
+
+    #[inline(always)]
+    fn append_value(&mut self, value: T::Native) {
+        self.push(value, true);
+    }
+
+    #[inline(always)]
+    fn append_null(&mut self) {
+        self.push(T::Native::default(), false);
+    }
+
+    #[inline(always)]
+    fn append_option(&mut self, value: Option<T::Native>) {
+        match value {
+            Some(value) => self.push(value, true),
+            None => self.append_null(),
+        }
+    }
+
+    /// The rows so far as an array; the column starts empty again.
+    fn finish(&mut self) -> Result<PrimitiveArray<T>, ArrowError> {
+        let rows = self.values.len();
+        let values = ScalarBuffer::from(std::mem::take(&mut self.values));
+        let valid = Buffer::from_vec(std::mem::take(&mut self.valid));
+        let nulls = if std::mem::take(&mut self.any_null) {
+            // The bitmap holds a bit for every row (a byte for every eight, begun at the
+            // first of them), as `BooleanBuffer::new` requires.
+            if valid.len() < rows.div_ceil(8) {
+                return Err(ArrowError::InvalidArgumentError(format!(
+                    "{rows} rows but {} bytes of validity bits",
+                    valid.len()
+                )));
+            }
+            Some(NullBuffer::new(BooleanBuffer::new(valid, 0, rows)))
+        } else {
+            None
+        };
+        PrimitiveArray::try_new(values, nulls)
+    }
 }
 
 /// A quick hasher for the small maps of [`NameColumn`] (a few dozen values a batch, looked up
@@ -202,7 +278,7 @@ fn recent_slot(address: usize, len: usize) -> usize {
 /// row.
 #[derive(Debug)]
 struct NameColumn<K = ()> {
-    keys: Int32Builder,
+    keys: Numbers<Int32Type>,
     /// The dictionary's values, by key.
     values: Vec<Box<str>>,
     /// The key of each value.
@@ -221,7 +297,7 @@ impl<K> NameColumn<K> {
     /// An empty column with room for `rows` keys.
     fn with_capacity(rows: usize) -> Self {
         Self {
-            keys: Int32Builder::with_capacity(rows),
+            keys: Numbers::with_capacity(rows),
             values: Vec::new(),
             by_text: QuickMap::default(),
             recent: vec![(0, 0, -1); RECENT],
@@ -294,7 +370,7 @@ impl<K> NameColumn<K> {
 
     /// The rows so far as a dictionary array; the column starts empty again.
     fn finish(&mut self) -> Result<DictionaryArray<Int32Type>, ArrowError> {
-        let keys = self.keys.finish();
+        let keys = self.keys.finish()?;
         let values = StringArray::from_iter_values(self.values.drain(..));
         self.by_text.clear();
         self.recent.fill((0, 0, -1));
@@ -344,14 +420,14 @@ impl<K: Hash + Eq + Clone> NameColumn<K> {
 /// that memory stays bounded whatever the trace's length).
 pub struct EventColumns {
     rows: usize,
-    buffer: UInt64Builder,
-    offset: UInt64Builder,
+    buffer: Numbers<UInt64Type>,
+    offset: Numbers<UInt64Type>,
     kind: NameColumn,
-    processor: UInt16Builder,
-    size: UInt16Builder,
-    timestamp: Int64Builder,
-    filetime: Int64Builder,
-    time: TimestampNanosecondBuilder,
+    processor: Numbers<UInt16Type>,
+    size: Numbers<UInt16Type>,
+    timestamp: Numbers<Int64Type>,
+    filetime: Numbers<Int64Type>,
+    time: Numbers<TimestampNanosecondType>,
     provider: NameColumn<Source>,
     provider_name: NameColumn,
     /// Two-part names by the address and length of their parts (checked against the value).
@@ -360,20 +436,20 @@ pub struct EventColumns {
     opcode_name: NameColumn,
     level_name: NameColumn,
     keyword_names: ListBuilder<StringBuilder>,
-    pid: UInt32Builder,
-    tid: UInt32Builder,
+    pid: Numbers<UInt32Type>,
+    tid: Numbers<UInt32Type>,
     process_name: NameColumn,
-    event_id: UInt16Builder,
-    version: UInt16Builder,
-    opcode: UInt8Builder,
-    level: UInt8Builder,
-    task: UInt16Builder,
-    keyword: UInt64Builder,
+    event_id: Numbers<UInt16Type>,
+    version: Numbers<UInt16Type>,
+    opcode: Numbers<UInt8Type>,
+    level: Numbers<UInt8Type>,
+    task: Numbers<UInt16Type>,
+    keyword: Numbers<UInt64Type>,
     fields: LargeStringBuilder,
     fields_error: LargeStringBuilder,
-    fields_left: UInt64Builder,
+    fields_left: Numbers<UInt64Type>,
     undecoded: NameColumn<Undecoded>,
-    data_length: UInt32Builder,
+    data_length: Numbers<UInt32Type>,
     data: LargeBinaryBuilder,
     error: LargeStringBuilder,
     /// Scratch text: a two-part event name, a GUID, the fields' JSON.
@@ -426,14 +502,14 @@ impl EventColumns {
         let Sizes { rows, fields, data } = sizes;
         Self {
             rows: 0,
-            buffer: UInt64Builder::with_capacity(rows),
-            offset: UInt64Builder::with_capacity(rows),
+            buffer: Numbers::with_capacity(rows),
+            offset: Numbers::with_capacity(rows),
             kind: NameColumn::with_capacity(rows),
-            processor: UInt16Builder::with_capacity(rows),
-            size: UInt16Builder::with_capacity(rows),
-            timestamp: Int64Builder::with_capacity(rows),
-            filetime: Int64Builder::with_capacity(rows),
-            time: TimestampNanosecondBuilder::with_capacity(rows).with_timezone(UTC),
+            processor: Numbers::with_capacity(rows),
+            size: Numbers::with_capacity(rows),
+            timestamp: Numbers::with_capacity(rows),
+            filetime: Numbers::with_capacity(rows),
+            time: Numbers::with_capacity(rows),
             provider: NameColumn::with_capacity(rows),
             provider_name: NameColumn::with_capacity(rows),
             event_name: NameColumn::with_capacity(rows),
@@ -441,20 +517,20 @@ impl EventColumns {
             opcode_name: NameColumn::with_capacity(rows),
             level_name: NameColumn::with_capacity(rows),
             keyword_names: ListBuilder::with_capacity(StringBuilder::new(), rows),
-            pid: UInt32Builder::with_capacity(rows),
-            tid: UInt32Builder::with_capacity(rows),
+            pid: Numbers::with_capacity(rows),
+            tid: Numbers::with_capacity(rows),
             process_name: NameColumn::with_capacity(rows),
-            event_id: UInt16Builder::with_capacity(rows),
-            version: UInt16Builder::with_capacity(rows),
-            opcode: UInt8Builder::with_capacity(rows),
-            level: UInt8Builder::with_capacity(rows),
-            task: UInt16Builder::with_capacity(rows),
-            keyword: UInt64Builder::with_capacity(rows),
+            event_id: Numbers::with_capacity(rows),
+            version: Numbers::with_capacity(rows),
+            opcode: Numbers::with_capacity(rows),
+            level: Numbers::with_capacity(rows),
+            task: Numbers::with_capacity(rows),
+            keyword: Numbers::with_capacity(rows),
             fields: LargeStringBuilder::with_capacity(rows, fields),
             fields_error: LargeStringBuilder::new(),
-            fields_left: UInt64Builder::with_capacity(rows),
+            fields_left: Numbers::with_capacity(rows),
             undecoded: NameColumn::with_capacity(rows),
-            data_length: UInt32Builder::with_capacity(rows),
+            data_length: Numbers::with_capacity(rows),
             data: LargeBinaryBuilder::with_capacity(rows, data),
             error: LargeStringBuilder::new(),
             text: String::new(),
@@ -649,14 +725,14 @@ impl EventColumns {
         self.text = std::mem::take(&mut done.text);
         self.json = std::mem::take(&mut done.json);
         let columns: Vec<ArrayRef> = vec![
-            Arc::new(done.buffer.finish()),
-            Arc::new(done.offset.finish()),
+            Arc::new(done.buffer.finish()?),
+            Arc::new(done.offset.finish()?),
             Arc::new(done.kind.finish()?),
-            Arc::new(done.processor.finish()),
-            Arc::new(done.size.finish()),
-            Arc::new(done.timestamp.finish()),
-            Arc::new(done.filetime.finish()),
-            Arc::new(done.time.finish()),
+            Arc::new(done.processor.finish()?),
+            Arc::new(done.size.finish()?),
+            Arc::new(done.timestamp.finish()?),
+            Arc::new(done.filetime.finish()?),
+            Arc::new(done.time.finish()?.with_timezone(UTC)),
             Arc::new(done.provider.finish()?),
             Arc::new(done.provider_name.finish()?),
             Arc::new(done.event_name.finish()?),
@@ -664,20 +740,20 @@ impl EventColumns {
             Arc::new(done.opcode_name.finish()?),
             Arc::new(done.level_name.finish()?),
             Arc::new(done.keyword_names.finish()),
-            Arc::new(done.pid.finish()),
-            Arc::new(done.tid.finish()),
+            Arc::new(done.pid.finish()?),
+            Arc::new(done.tid.finish()?),
             Arc::new(done.process_name.finish()?),
-            Arc::new(done.event_id.finish()),
-            Arc::new(done.version.finish()),
-            Arc::new(done.opcode.finish()),
-            Arc::new(done.level.finish()),
-            Arc::new(done.task.finish()),
-            Arc::new(done.keyword.finish()),
+            Arc::new(done.event_id.finish()?),
+            Arc::new(done.version.finish()?),
+            Arc::new(done.opcode.finish()?),
+            Arc::new(done.level.finish()?),
+            Arc::new(done.task.finish()?),
+            Arc::new(done.keyword.finish()?),
             Arc::new(done.fields.finish()),
             Arc::new(done.fields_error.finish()),
-            Arc::new(done.fields_left.finish()),
+            Arc::new(done.fields_left.finish()?),
             Arc::new(done.undecoded.finish()?),
-            Arc::new(done.data_length.finish()),
+            Arc::new(done.data_length.finish()?),
             Arc::new(done.data.finish()),
             Arc::new(done.error.finish()),
         ];

@@ -242,9 +242,16 @@ fn decode_chunk(
     pieces
 }
 
-/// The rows of `columns`, if any, as the next batch of `pieces`.
+/// The rows of `columns`, if any, as the next batch of `pieces`, or why they could not be
+/// made into one.
 fn flush(columns: &mut EventColumns, pieces: &mut Vec<Piece>) {
     if !columns.is_empty() {
-        pieces.push(Piece::Batch(columns.finish()));
+        let rows = columns.len();
+        pieces.push(match columns.try_finish() {
+            Ok(batch) => Piece::Batch(batch),
+            Err(error) => Piece::Problem(format!(
+                "cannot make a record batch of {rows} events: {error}"
+            )),
+        });
     }
 }
