@@ -637,7 +637,26 @@ impl Sink for JsonWriter<'_> {
 
     fn utf16(&mut self, value: &Utf16Str<'_>) {
         self.before_value();
+        self.out.reserve(value.len().saturating_add(2));
         self.out.push(b'"');
+        // Most text is ASCII that needs no escape: a byte a code unit, until one is not;
+        // then the text is written again char by char.
+        let start = self.out.len();
+        let mut plain = true;
+        for unit in value.units() {
+            match u8::try_from(unit) {
+                Ok(byte) if byte < 0x80 && ESCAPE[usize::from(byte)] == 0 => self.out.push(byte),
+                _ => {
+                    plain = false;
+                    break;
+                }
+            }
+        }
+        if plain {
+            self.out.push(b'"');
+            return;
+        }
+        self.out.truncate(start);
         for c in value.chars() {
             match u8::try_from(c) {
                 Ok(byte) if byte < 0x80 && ESCAPE[usize::from(byte)] == 0 => self.out.push(byte),
