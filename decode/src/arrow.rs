@@ -646,8 +646,7 @@ impl EventColumns {
         match event.meaning() {
             Ok(meaning) => {
                 let identified = &meaning.identified;
-                self.provider_name
-                    .append_option(identified.provider_name());
+                self.provider_name.append_option(identified.provider_name());
                 match identified.event_name_parts() {
                     Some(parts) => self.push_event_name(parts),
                     None => self.event_name.append_null(),
