@@ -455,6 +455,9 @@ pub struct EventColumns {
     /// Scratch text: a two-part event name, a GUID, the fields' JSON.
     text: String,
     json: Vec<u8>,
+    /// What the last batch held, to size the builders by at the next batch's first row (not
+    /// before, so that a thread waiting for its next events holds no empty room).
+    last_batch: Option<Sizes>,
 }
 
 impl fmt::Debug for EventColumns {
@@ -535,6 +538,7 @@ impl EventColumns {
             error: LargeStringBuilder::new(),
             text: String::new(),
             json: Vec::new(),
+            last_batch: None,
         }
     }
 
@@ -547,6 +551,9 @@ impl EventColumns {
 
     /// Adds `event` as one row.
     pub fn push(&mut self, event: &DecodedEvent<'_, '_>) {
+        if let Some(sizes) = self.last_batch.take() {
+            self.start_over(sizes);
+        }
         let header = &event.event;
         let facts = event.facts();
         self.rows = self.rows.saturating_add(1);
@@ -696,6 +703,15 @@ impl EventColumns {
         }
     }
 
+    /// Empties the table into builders with room for `sizes`, keeping the scratch text's room;
+    /// returns the table as it was.
+    fn start_over(&mut self, sizes: Sizes) -> Self {
+        let mut done = std::mem::replace(self, Self::with_capacity(sizes));
+        self.text = std::mem::take(&mut done.text);
+        self.json = std::mem::take(&mut done.json);
+        done
+    }
+
     /// The rows pushed since the last [`finish`](Self::finish).
     pub fn len(&self) -> usize {
         self.rows
@@ -707,8 +723,8 @@ impl EventColumns {
     }
 
     /// The rows pushed so far as one batch of the [`schema`](Self::schema); the builder starts
-    /// empty again (the dictionaries too: each batch carries its own), with room for a batch
-    /// like this one.
+    /// empty again (the dictionaries too: each batch carries its own), and at the next push
+    /// takes room for a batch like this one.
     ///
     /// Every push appends one value to every column, and each builder's type is its field's:
     /// the batch matches the schema. The one error is a name column given more distinct values
@@ -719,10 +735,8 @@ impl EventColumns {
             fields: self.fields.values_slice().len(),
             data: self.data.values_slice().len(),
         };
-        let mut done = std::mem::replace(self, Self::with_capacity(sizes));
-        // The scratch text keeps its room.
-        self.text = std::mem::take(&mut done.text);
-        self.json = std::mem::take(&mut done.json);
+        let mut done = self.start_over(Sizes::default());
+        self.last_batch = Some(sizes);
         let columns: Vec<ArrayRef> = vec![
             Arc::new(done.buffer.finish()?),
             Arc::new(done.offset.finish()?),
