@@ -42,20 +42,24 @@
 //! stay in the JSON lines. Names repeat from row to row, so they are dictionary-encoded; free
 //! text and bytes take 64-bit offsets, so that a batch of any length cannot overflow them.
 
+use std::collections::HashMap;
 use std::fmt::{self, Write as _};
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::sync::{Arc, OnceLock};
 
-use arrow_array::builder::{
-    Int64Builder, LargeBinaryBuilder, LargeStringBuilder, ListBuilder, StringBuilder,
-    StringDictionaryBuilder, TimestampNanosecondBuilder, UInt16Builder, UInt32Builder,
-    UInt64Builder, UInt8Builder,
+use arrow_array::builder::{LargeBinaryBuilder, LargeStringBuilder, ListBuilder, StringBuilder};
+use arrow_array::types::{
+    Int32Type, Int64Type, TimestampNanosecondType, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
 };
-use arrow_array::types::Int32Type;
-use arrow_array::{ArrayRef, RecordBatch};
-use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
+use arrow_array::{
+    ArrayRef, ArrowPrimitiveType, DictionaryArray, PrimitiveArray, RecordBatch, StringArray,
+};
+use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, ScalarBuffer};
+use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef, TimeUnit};
 
 use crate::event::DecodedEvent;
-use crate::registry::EventNameParts;
+use crate::facts::Source;
+use crate::registry::{EventNameParts, Undecoded};
 use crate::sink::{JsonWriter, Sink};
 
 mod batches;
@@ -124,8 +128,291 @@ fn build_schema() -> Schema {
     ])
 }
 
-/// A dictionary-encoded string column's builder.
-type Names = StringDictionaryBuilder<Int32Type>;
+/// A column of numbers, appended to inline: the values, and a validity bit a row (Arrow's
+/// validity bitmap: bit `i % 8` of byte `i / 8`, set where row `i` holds a value).
+#[derive(Debug)]
+struct Numbers<T: ArrowPrimitiveType> {
+    values: Vec<T::Native>,
+    valid: Vec<u8>,
+    /// Whether a null was appended since the last [`finish`](Self::finish).
+    any_null: bool,
+}
+
+impl<T: ArrowPrimitiveType> Numbers<T> {
+    /// An empty column with room for `rows` values.
+    fn with_capacity(rows: usize) -> Self {
+        Self {
+            values: Vec::with_capacity(rows),
+            valid: Vec::with_capacity(rows.div_ceil(8)),
+            any_null: false,
+        }
+    }
+
+    /// Appends `value` (or the default, for a null) and its validity bit.
+    #[inline(always)]
+    fn push(&mut self, value: T::Native, valid: bool) {
+        let row = self.values.len();
+        self.values.push(value);
+        let bit = row % 8;
+        if bit == 0 {
+            self.valid.push(0);
+        }
+        if let Some(byte) = self.valid.last_mut() {
+            *byte |= u8::from(valid) << bit;
+        }
+        self.any_null |= !valid;
+    }
+
+    #[inline(always)]
+    fn append_value(&mut self, value: T::Native) {
+        self.push(value, true);
+    }
+
+    #[inline(always)]
+    fn append_null(&mut self) {
+        self.push(T::Native::default(), false);
+    }
+
+    #[inline(always)]
+    fn append_option(&mut self, value: Option<T::Native>) {
+        match value {
+            Some(value) => self.push(value, true),
+            None => self.append_null(),
+        }
+    }
+
+    /// The rows so far as an array; the column starts empty again.
+    fn finish(&mut self) -> Result<PrimitiveArray<T>, ArrowError> {
+        let rows = self.values.len();
+        let values = ScalarBuffer::from(std::mem::take(&mut self.values));
+        let valid = Buffer::from_vec(std::mem::take(&mut self.valid));
+        let nulls = if std::mem::take(&mut self.any_null) {
+            // The bitmap holds a bit for every row (a byte for every eight, begun at the
+            // first of them), as `BooleanBuffer::new` requires.
+            if valid.len() < rows.div_ceil(8) {
+                return Err(ArrowError::InvalidArgumentError(format!(
+                    "{rows} rows but {} bytes of validity bits",
+                    valid.len()
+                )));
+            }
+            Some(NullBuffer::new(BooleanBuffer::new(valid, 0, rows)))
+        } else {
+            None
+        };
+        PrimitiveArray::try_new(values, nulls)
+    }
+}
+
+/// A quick hasher for the small maps of [`NameColumn`] (a few dozen values a batch, looked up
+/// once a row): each word of the value is folded in by a rotation, an exclusive or and a
+/// multiplication by an odd constant, the scheme of the Firefox and rustc `FxHasher`.
+/// Nothing depends on it being hard to collide; it only has to be fast.
+#[derive(Clone, Copy, Debug, Default)]
+struct QuickHasher(u64);
+
+impl QuickHasher {
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+impl Hasher for QuickHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            if let Some(word) = word.get_mut(..chunk.len()) {
+                word.copy_from_slice(chunk);
+            }
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+    #[inline]
+    fn write_u8(&mut self, value: u8) {
+        self.add(u64::from(value));
+    }
+    #[inline]
+    fn write_u16(&mut self, value: u16) {
+        self.add(u64::from(value));
+    }
+    #[inline]
+    fn write_u32(&mut self, value: u32) {
+        self.add(u64::from(value));
+    }
+    #[inline]
+    fn write_u64(&mut self, value: u64) {
+        self.add(value);
+    }
+    #[inline]
+    fn write_usize(&mut self, value: usize) {
+        self.add(u64::try_from(value).unwrap_or(u64::MAX));
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// A map hashed by [`QuickHasher`].
+type QuickMap<K> = HashMap<K, i32, BuildHasherDefault<QuickHasher>>;
+
+/// Slots of a [`NameColumn`]'s table of the names met last, by address.
+const RECENT: usize = 64;
+
+/// The slot of a name at `address` of `len` bytes in a [`NameColumn`]'s table of recent names.
+fn recent_slot(address: usize, len: usize) -> usize {
+    (address ^ (address >> 6) ^ (address >> 12) ^ len) % RECENT
+}
+
+/// A dictionary-encoded string column (`Dictionary(Int32, Utf8)`): a key per row, and the
+/// distinct values of the batch in the order first met, the order arrow's
+/// `StringDictionaryBuilder` gives them.
+///
+/// Names take the same few values row after row, mostly borrowed from the registry, so a name
+/// is looked up first by its address and length in a small table of the names met last (and
+/// then checked against the value of the key found: an address proves nothing alone, the
+/// text at it may have changed), and only when that misses by its text. Values shown from
+/// something else (a provider's [`Source`], a two-part event name, why an event has no
+/// fields) are looked up by that thing (`K`), so that it is formatted once a batch, not once a
+/// row.
+#[derive(Debug)]
+struct NameColumn<K = ()> {
+    keys: Numbers<Int32Type>,
+    /// The dictionary's values, by key.
+    values: Vec<Box<str>>,
+    /// The key of each value.
+    by_text: QuickMap<Box<str>>,
+    /// The names met last: address, length and key, in the slot of [`recent_slot`].
+    recent: Vec<(usize, usize, i32)>,
+    /// The key of each value shown from something else.
+    by_source: QuickMap<K>,
+    /// The thing shown last and the key of its value: a provider repeats row after row.
+    last_source: Option<(K, i32)>,
+    /// Whether a value could not be given a key (more than `i32::MAX` distinct values).
+    full: bool,
+}
+
+impl<K> NameColumn<K> {
+    /// An empty column with room for `rows` keys.
+    fn with_capacity(rows: usize) -> Self {
+        Self {
+            keys: Numbers::with_capacity(rows),
+            values: Vec::new(),
+            by_text: QuickMap::default(),
+            recent: vec![(0, 0, -1); RECENT],
+            by_source: QuickMap::default(),
+            last_source: None,
+            full: false,
+        }
+    }
+
+    /// The value of `key`.
+    fn value(&self, key: i32) -> Option<&str> {
+        self.values
+            .get(usize::try_from(key).ok()?)
+            .map(|value| &**value)
+    }
+
+    /// The key of `name`, a new one if the batch has not met it; `None` if there is none left.
+    fn intern(&mut self, name: &str) -> Option<i32> {
+        let address = name.as_ptr().addr();
+        let slot = recent_slot(address, name.len());
+        if let Some(&(at, len, key)) = self.recent.get(slot) {
+            if at == address && len == name.len() && self.value(key) == Some(name) {
+                return Some(key);
+            }
+        }
+        let key = match self.by_text.get(name) {
+            Some(&key) => key,
+            None => {
+                let key = i32::try_from(self.values.len()).ok()?;
+                self.values.push(name.into());
+                self.by_text.insert(name.into(), key);
+                key
+            }
+        };
+        if let Some(recent) = self.recent.get_mut(slot) {
+            *recent = (address, name.len(), key);
+        }
+        Some(key)
+    }
+
+    /// Appends the row of `key`, or a null (and notes it) if there was none.
+    fn append_key(&mut self, key: Option<i32>) {
+        match key {
+            Some(key) => self.keys.append_value(key),
+            None => {
+                self.full = true;
+                self.keys.append_null();
+            }
+        }
+    }
+
+    /// Appends `name`.
+    fn append(&mut self, name: &str) {
+        let key = self.intern(name);
+        self.append_key(key);
+    }
+
+    /// Appends `name`, or a null.
+    fn append_option(&mut self, name: Option<&str>) {
+        match name {
+            Some(name) => self.append(name),
+            None => self.keys.append_null(),
+        }
+    }
+
+    /// Appends a null.
+    fn append_null(&mut self) {
+        self.keys.append_null();
+    }
+
+    /// The rows so far as a dictionary array; the column starts empty again.
+    fn finish(&mut self) -> Result<DictionaryArray<Int32Type>, ArrowError> {
+        let keys = self.keys.finish()?;
+        let values = StringArray::from_iter_values(self.values.drain(..));
+        self.by_text.clear();
+        self.recent.fill((0, 0, -1));
+        self.by_source.clear();
+        self.last_source = None;
+        if std::mem::take(&mut self.full) {
+            return Err(ArrowError::DictionaryKeyOverflowError);
+        }
+        DictionaryArray::try_new(keys, Arc::new(values))
+    }
+}
+
+impl<K: Hash + Eq + Clone> NameColumn<K> {
+    /// Appends the text `source` shows, written by `show` into `text` the first time the batch
+    /// meets `source`.
+    fn append_shown(&mut self, source: K, text: &mut String, show: impl FnOnce(&K, &mut String)) {
+        if let Some((last, key)) = &self.last_source {
+            if *last == source {
+                let key = *key;
+                self.keys.append_value(key);
+                return;
+            }
+        }
+        let key = match self.by_source.get(&source) {
+            Some(&key) => {
+                self.last_source = Some((source, key));
+                Some(key)
+            }
+            None => {
+                text.clear();
+                show(&source, text);
+                let key = self.intern(text);
+                if let Some(key) = key {
+                    self.by_source.insert(source.clone(), key);
+                    self.last_source = Some((source, key));
+                }
+                key
+            }
+        };
+        self.append_key(key);
+    }
+}
 
 /// Builds the `events` table from decoded events, a batch at a time: [`push`](Self::push)
 /// each event, [`finish`](Self::finish) to take the rows so far as a [`RecordBatch`] and start
@@ -133,40 +420,44 @@ type Names = StringDictionaryBuilder<Int32Type>;
 /// that memory stays bounded whatever the trace's length).
 pub struct EventColumns {
     rows: usize,
-    buffer: UInt64Builder,
-    offset: UInt64Builder,
-    kind: Names,
-    processor: UInt16Builder,
-    size: UInt16Builder,
-    timestamp: Int64Builder,
-    filetime: Int64Builder,
-    time: TimestampNanosecondBuilder,
-    provider: Names,
-    provider_name: Names,
-    event_name: Names,
-    task_name: Names,
-    opcode_name: Names,
-    level_name: Names,
+    buffer: Numbers<UInt64Type>,
+    offset: Numbers<UInt64Type>,
+    kind: NameColumn,
+    processor: Numbers<UInt16Type>,
+    size: Numbers<UInt16Type>,
+    timestamp: Numbers<Int64Type>,
+    filetime: Numbers<Int64Type>,
+    time: Numbers<TimestampNanosecondType>,
+    provider: NameColumn<Source>,
+    provider_name: NameColumn,
+    /// Two-part names by the address and length of their parts (checked against the value).
+    event_name: NameColumn<[usize; 4]>,
+    task_name: NameColumn,
+    opcode_name: NameColumn,
+    level_name: NameColumn,
     keyword_names: ListBuilder<StringBuilder>,
-    pid: UInt32Builder,
-    tid: UInt32Builder,
-    process_name: Names,
-    event_id: UInt16Builder,
-    version: UInt16Builder,
-    opcode: UInt8Builder,
-    level: UInt8Builder,
-    task: UInt16Builder,
-    keyword: UInt64Builder,
+    pid: Numbers<UInt32Type>,
+    tid: Numbers<UInt32Type>,
+    process_name: NameColumn,
+    event_id: Numbers<UInt16Type>,
+    version: Numbers<UInt16Type>,
+    opcode: Numbers<UInt8Type>,
+    level: Numbers<UInt8Type>,
+    task: Numbers<UInt16Type>,
+    keyword: Numbers<UInt64Type>,
     fields: LargeStringBuilder,
     fields_error: LargeStringBuilder,
-    fields_left: UInt64Builder,
-    undecoded: Names,
-    data_length: UInt32Builder,
+    fields_left: Numbers<UInt64Type>,
+    undecoded: NameColumn<Undecoded>,
+    data_length: Numbers<UInt32Type>,
     data: LargeBinaryBuilder,
     error: LargeStringBuilder,
     /// Scratch text: a two-part event name, a GUID, the fields' JSON.
     text: String,
     json: Vec<u8>,
+    /// What the last batch held, to size the builders by at the next batch's first row (not
+    /// before, so that a thread waiting for its next events holds no empty room).
+    last_batch: Option<Sizes>,
 }
 
 impl fmt::Debug for EventColumns {
@@ -183,52 +474,71 @@ impl Default for EventColumns {
     }
 }
 
-/// Appends `value`, or a null.
-fn opt_str(builder: &mut Names, value: Option<&str>) {
-    match value {
-        Some(value) => builder.append_value(value),
-        None => builder.append_null(),
+/// Whether `value` is `parts` shown (`first`, or `first/second`).
+fn shows_parts(value: &str, parts: &EventNameParts<'_>) -> bool {
+    let Some(rest) = value.strip_prefix(parts.first) else {
+        return false;
+    };
+    match parts.second {
+        None => rest.is_empty(),
+        Some(second) => rest.strip_prefix('/') == Some(second),
     }
+}
+
+/// What a batch held, to size the next one's builders: rows, and bytes of `fields` and `data`.
+#[derive(Clone, Copy, Debug, Default)]
+struct Sizes {
+    rows: usize,
+    fields: usize,
+    data: usize,
 }
 
 impl EventColumns {
     /// An empty table.
     pub fn new() -> Self {
+        Self::with_capacity(Sizes::default())
+    }
+
+    /// An empty table whose builders have room for `sizes`: a batch like the last one fills
+    /// them without growing them.
+    fn with_capacity(sizes: Sizes) -> Self {
+        let Sizes { rows, fields, data } = sizes;
         Self {
             rows: 0,
-            buffer: UInt64Builder::new(),
-            offset: UInt64Builder::new(),
-            kind: Names::new(),
-            processor: UInt16Builder::new(),
-            size: UInt16Builder::new(),
-            timestamp: Int64Builder::new(),
-            filetime: Int64Builder::new(),
-            time: TimestampNanosecondBuilder::new().with_timezone(UTC),
-            provider: Names::new(),
-            provider_name: Names::new(),
-            event_name: Names::new(),
-            task_name: Names::new(),
-            opcode_name: Names::new(),
-            level_name: Names::new(),
-            keyword_names: ListBuilder::new(StringBuilder::new()),
-            pid: UInt32Builder::new(),
-            tid: UInt32Builder::new(),
-            process_name: Names::new(),
-            event_id: UInt16Builder::new(),
-            version: UInt16Builder::new(),
-            opcode: UInt8Builder::new(),
-            level: UInt8Builder::new(),
-            task: UInt16Builder::new(),
-            keyword: UInt64Builder::new(),
-            fields: LargeStringBuilder::new(),
+            buffer: Numbers::with_capacity(rows),
+            offset: Numbers::with_capacity(rows),
+            kind: NameColumn::with_capacity(rows),
+            processor: Numbers::with_capacity(rows),
+            size: Numbers::with_capacity(rows),
+            timestamp: Numbers::with_capacity(rows),
+            filetime: Numbers::with_capacity(rows),
+            time: Numbers::with_capacity(rows),
+            provider: NameColumn::with_capacity(rows),
+            provider_name: NameColumn::with_capacity(rows),
+            event_name: NameColumn::with_capacity(rows),
+            task_name: NameColumn::with_capacity(rows),
+            opcode_name: NameColumn::with_capacity(rows),
+            level_name: NameColumn::with_capacity(rows),
+            keyword_names: ListBuilder::with_capacity(StringBuilder::new(), rows),
+            pid: Numbers::with_capacity(rows),
+            tid: Numbers::with_capacity(rows),
+            process_name: NameColumn::with_capacity(rows),
+            event_id: Numbers::with_capacity(rows),
+            version: Numbers::with_capacity(rows),
+            opcode: Numbers::with_capacity(rows),
+            level: Numbers::with_capacity(rows),
+            task: Numbers::with_capacity(rows),
+            keyword: Numbers::with_capacity(rows),
+            fields: LargeStringBuilder::with_capacity(rows, fields),
             fields_error: LargeStringBuilder::new(),
-            fields_left: UInt64Builder::new(),
-            undecoded: Names::new(),
-            data_length: UInt32Builder::new(),
-            data: LargeBinaryBuilder::new(),
+            fields_left: Numbers::with_capacity(rows),
+            undecoded: NameColumn::with_capacity(rows),
+            data_length: Numbers::with_capacity(rows),
+            data: LargeBinaryBuilder::with_capacity(rows, data),
             error: LargeStringBuilder::new(),
             text: String::new(),
             json: Vec::new(),
+            last_batch: None,
         }
     }
 
@@ -241,6 +551,9 @@ impl EventColumns {
 
     /// Adds `event` as one row.
     pub fn push(&mut self, event: &DecodedEvent<'_, '_>) {
+        if let Some(sizes) = self.last_batch.take() {
+            self.start_over(sizes);
+        }
         let header = &event.event;
         let facts = event.facts();
         self.rows = self.rows.saturating_add(1);
@@ -249,11 +562,11 @@ impl EventColumns {
         self.offset
             .append_value(u64::try_from(header.offset).unwrap_or(u64::MAX));
         match header.header_type.name() {
-            Some(name) => self.kind.append_value(name),
+            Some(name) => self.kind.append(name),
             None => {
                 self.text.clear();
                 let _ = write!(self.text, "0x{:02X}", header.header_type.0);
-                self.kind.append_value(&self.text);
+                self.kind.append(&self.text);
             }
         }
         self.processor.append_value(event.processor);
@@ -263,20 +576,18 @@ impl EventColumns {
         self.time
             .append_option(event.filetime.and_then(filetime_to_unix_nanos));
         match facts.source {
-            Some(source) => {
-                self.text.clear();
-                let _ = write!(self.text, "{source}");
-                self.provider.append_value(&self.text);
-            }
+            Some(source) => self
+                .provider
+                .append_shown(source, &mut self.text, |source, text| {
+                    let _ = write!(text, "{source}");
+                }),
             None => self.provider.append_null(),
         }
         self.push_meaning(event);
         self.pid.append_option(facts.process_id);
         self.tid.append_option(facts.thread_id);
-        opt_str(
-            &mut self.process_name,
-            event.process_name().map(|name| &**name),
-        );
+        self.process_name
+            .append_option(event.process_name().map(|name| &**name));
         self.event_id.append_option(facts.event_id);
         self.version.append_option(facts.version);
         self.opcode.append_option(facts.opcode);
@@ -304,28 +615,52 @@ impl EventColumns {
         }
     }
 
+    /// Appends an event name given in parts: `first`, or `first/second` (shown once a batch,
+    /// found again by the parts' addresses and checked against the value).
+    fn push_event_name(&mut self, parts: EventNameParts<'_>) {
+        let column = &mut self.event_name;
+        let Some(second) = parts.second else {
+            column.append(parts.first);
+            return;
+        };
+        let by = [
+            parts.first.as_ptr().addr(),
+            parts.first.len(),
+            second.as_ptr().addr(),
+            second.len(),
+        ];
+        if let Some(&key) = column.by_source.get(&by) {
+            if column
+                .value(key)
+                .is_some_and(|value| shows_parts(value, &parts))
+            {
+                column.append_key(Some(key));
+                return;
+            }
+        }
+        self.text.clear();
+        let _ = write!(self.text, "{parts}");
+        let key = column.intern(&self.text);
+        if let Some(key) = key {
+            column.by_source.insert(by, key);
+        }
+        column.append_key(key);
+    }
+
     /// The names, fields and why there are none, as
     /// [`describe_meaning`](DecodedEvent::describe_meaning) gives them to the JSON line.
     fn push_meaning(&mut self, event: &DecodedEvent<'_, '_>) {
         match event.meaning() {
             Ok(meaning) => {
                 let identified = &meaning.identified;
-                opt_str(&mut self.provider_name, identified.provider_name());
+                self.provider_name.append_option(identified.provider_name());
                 match identified.event_name_parts() {
-                    Some(EventNameParts {
-                        first,
-                        second: None,
-                    }) => self.event_name.append_value(first),
-                    Some(parts) => {
-                        self.text.clear();
-                        let _ = write!(self.text, "{parts}");
-                        self.event_name.append_value(&self.text);
-                    }
+                    Some(parts) => self.push_event_name(parts),
                     None => self.event_name.append_null(),
                 }
-                opt_str(&mut self.task_name, identified.task_name());
-                opt_str(&mut self.opcode_name, identified.opcode_name());
-                opt_str(&mut self.level_name, identified.level_name());
+                self.task_name.append_option(identified.task_name());
+                self.opcode_name.append_option(identified.opcode_name());
+                self.level_name.append_option(identified.level_name());
                 let keywords = identified.keyword_names();
                 if keywords.is_empty() {
                     self.keyword_names.append_null();
@@ -351,20 +686,30 @@ impl EventColumns {
             Err(why) => {
                 // A description (MetaData/EventInfo, ManifestData) has names but no fields.
                 let [provider, name, task, opcode] = why.names().unwrap_or_default();
-                opt_str(&mut self.provider_name, provider);
-                opt_str(&mut self.event_name, name);
-                opt_str(&mut self.task_name, task);
-                opt_str(&mut self.opcode_name, opcode);
+                self.provider_name.append_option(provider);
+                self.event_name.append_option(name);
+                self.task_name.append_option(task);
+                self.opcode_name.append_option(opcode);
                 self.level_name.append_null();
                 self.keyword_names.append_null();
                 self.fields.append_null();
                 self.fields_error.append_null();
                 self.fields_left.append_null();
-                self.text.clear();
-                let _ = write!(self.text, "{why}");
-                self.undecoded.append_value(&self.text);
+                self.undecoded
+                    .append_shown(why, &mut self.text, |why, text| {
+                        let _ = write!(text, "{why}");
+                    });
             }
         }
+    }
+
+    /// Empties the table into builders with room for `sizes`, keeping the scratch text's room;
+    /// returns the table as it was.
+    fn start_over(&mut self, sizes: Sizes) -> Self {
+        let mut done = std::mem::replace(self, Self::with_capacity(sizes));
+        self.text = std::mem::take(&mut done.text);
+        self.json = std::mem::take(&mut done.json);
+        done
     }
 
     /// The rows pushed since the last [`finish`](Self::finish).
@@ -378,47 +723,59 @@ impl EventColumns {
     }
 
     /// The rows pushed so far as one batch of the [`schema`](Self::schema); the builder starts
-    /// empty again (the dictionaries too: each batch carries its own).
-    pub fn finish(&mut self) -> RecordBatch {
-        self.rows = 0;
+    /// empty again (the dictionaries too: each batch carries its own), and at the next push
+    /// takes room for a batch like this one.
+    ///
+    /// Every push appends one value to every column, and each builder's type is its field's:
+    /// the batch matches the schema. The one error is a name column given more distinct values
+    /// in one batch than its 32-bit keys count.
+    pub fn try_finish(&mut self) -> Result<RecordBatch, ArrowError> {
+        let sizes = Sizes {
+            rows: self.rows,
+            fields: self.fields.values_slice().len(),
+            data: self.data.values_slice().len(),
+        };
+        let mut done = self.start_over(Sizes::default());
+        self.last_batch = Some(sizes);
         let columns: Vec<ArrayRef> = vec![
-            Arc::new(self.buffer.finish()),
-            Arc::new(self.offset.finish()),
-            Arc::new(self.kind.finish()),
-            Arc::new(self.processor.finish()),
-            Arc::new(self.size.finish()),
-            Arc::new(self.timestamp.finish()),
-            Arc::new(self.filetime.finish()),
-            Arc::new(self.time.finish()),
-            Arc::new(self.provider.finish()),
-            Arc::new(self.provider_name.finish()),
-            Arc::new(self.event_name.finish()),
-            Arc::new(self.task_name.finish()),
-            Arc::new(self.opcode_name.finish()),
-            Arc::new(self.level_name.finish()),
-            Arc::new(self.keyword_names.finish()),
-            Arc::new(self.pid.finish()),
-            Arc::new(self.tid.finish()),
-            Arc::new(self.process_name.finish()),
-            Arc::new(self.event_id.finish()),
-            Arc::new(self.version.finish()),
-            Arc::new(self.opcode.finish()),
-            Arc::new(self.level.finish()),
-            Arc::new(self.task.finish()),
-            Arc::new(self.keyword.finish()),
-            Arc::new(self.fields.finish()),
-            Arc::new(self.fields_error.finish()),
-            Arc::new(self.fields_left.finish()),
-            Arc::new(self.undecoded.finish()),
-            Arc::new(self.data_length.finish()),
-            Arc::new(self.data.finish()),
-            Arc::new(self.error.finish()),
+            Arc::new(done.buffer.finish()?),
+            Arc::new(done.offset.finish()?),
+            Arc::new(done.kind.finish()?),
+            Arc::new(done.processor.finish()?),
+            Arc::new(done.size.finish()?),
+            Arc::new(done.timestamp.finish()?),
+            Arc::new(done.filetime.finish()?),
+            Arc::new(done.time.finish()?.with_timezone(UTC)),
+            Arc::new(done.provider.finish()?),
+            Arc::new(done.provider_name.finish()?),
+            Arc::new(done.event_name.finish()?),
+            Arc::new(done.task_name.finish()?),
+            Arc::new(done.opcode_name.finish()?),
+            Arc::new(done.level_name.finish()?),
+            Arc::new(done.keyword_names.finish()),
+            Arc::new(done.pid.finish()?),
+            Arc::new(done.tid.finish()?),
+            Arc::new(done.process_name.finish()?),
+            Arc::new(done.event_id.finish()?),
+            Arc::new(done.version.finish()?),
+            Arc::new(done.opcode.finish()?),
+            Arc::new(done.level.finish()?),
+            Arc::new(done.task.finish()?),
+            Arc::new(done.keyword.finish()?),
+            Arc::new(done.fields.finish()),
+            Arc::new(done.fields_error.finish()),
+            Arc::new(done.fields_left.finish()?),
+            Arc::new(done.undecoded.finish()?),
+            Arc::new(done.data_length.finish()?),
+            Arc::new(done.data.finish()),
+            Arc::new(done.error.finish()),
         ];
-        let schema = Self::schema();
-        // Every push appends one value to every column, and each builder's type is its
-        // field's: the batch always matches the schema. Were it ever not to, an empty batch
-        // is returned rather than a panic.
-        RecordBatch::try_new(schema.clone(), columns)
-            .unwrap_or_else(|_| RecordBatch::new_empty(schema))
+        RecordBatch::try_new(Self::schema(), columns)
+    }
+
+    /// [`try_finish`](Self::try_finish), an empty batch in place of its error.
+    pub fn finish(&mut self) -> RecordBatch {
+        self.try_finish()
+            .unwrap_or_else(|_| RecordBatch::new_empty(Self::schema()))
     }
 }

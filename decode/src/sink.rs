@@ -320,9 +320,35 @@ fn write_digits(out: &mut Vec<u8>, mut value: u32, width: usize) {
     }
 }
 
-/// Where each object's keys start, and the keys as ranges of the output: what
-/// [`JsonWriter::map_object`] tracks keys in.
-type KeyLists = (Vec<usize>, Vec<(usize, usize)>);
+/// Where each object's keys start with the [`key_bit`]s of its keys so far, and the keys as
+/// their [`key_print`] and range of the output: what [`JsonWriter::map_object`] tracks keys in.
+type KeyLists = (Vec<(usize, u64)>, Vec<(u64, usize, usize)>);
+
+/// A fingerprint of `key`: equal keys have equal prints (so keys whose prints differ differ),
+/// made from the length and the first and last eight bytes, without a loop.
+#[inline]
+fn key_print(key: &str) -> u64 {
+    let bytes = key.as_bytes();
+    let mut head = [0u8; 8];
+    let mut tail = [0u8; 8];
+    let first = bytes.get(..8).unwrap_or(bytes);
+    let last = bytes.get(bytes.len().saturating_sub(8)..).unwrap_or(bytes);
+    if let (Some(head), Some(tail)) = (head.get_mut(..first.len()), tail.get_mut(..last.len())) {
+        head.copy_from_slice(first);
+        tail.copy_from_slice(last);
+    }
+    let mixed = u64::from_le_bytes(head)
+        ^ u64::from_le_bytes(tail).rotate_left(29)
+        ^ u64::try_from(bytes.len()).unwrap_or(u64::MAX);
+    mixed.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// The bit of a key's [`key_print`] in the set of an object's keys so far: a key whose bit is
+/// not in the set is not among them, and needs no comparing.
+#[inline]
+fn key_bit(print: u64) -> u64 {
+    1u64 << (print >> 58)
+}
 
 std::thread_local! {
     /// The key lists of the thread's last [`JsonWriter::map_object`], kept between objects.
@@ -348,10 +374,14 @@ pub struct JsonWriter<'o> {
     out: &'o mut Vec<u8>,
     /// Whether a value has been written in the container open, so that a comma goes first.
     comma: bool,
-    /// Where the keys of each object opened while tracking start in `keys`.
-    levels: Vec<usize>,
-    /// The keys written in the objects open while tracking, as ranges of `out`.
-    keys: Vec<(usize, usize)>,
+    /// Where the keys of each object opened while tracking start in `keys`, and the
+    /// [`key_bit`]s of its keys so far.
+    levels: Vec<(usize, u64)>,
+    /// The keys written in the objects open while tracking, as their [`key_print`] and range
+    /// of `out`.
+    keys: Vec<(u64, usize, usize)>,
+    /// The [`key_bit`]s of the keys written outside any object opened while tracking.
+    outer_bits: u64,
     tracking: bool,
     repeated: bool,
     /// Where the last key written starts (its comma included).
@@ -367,6 +397,7 @@ impl<'o> JsonWriter<'o> {
             comma: false,
             levels: Vec::new(),
             keys: Vec::new(),
+            outer_bits: 0,
             tracking: false,
             repeated: false,
             key_start: 0,
@@ -390,6 +421,7 @@ impl<'o> JsonWriter<'o> {
         self.tracking = on;
         self.levels.clear();
         self.keys.clear();
+        self.outer_bits = 0;
         self.repeated = false;
     }
 
@@ -416,20 +448,30 @@ impl<'o> JsonWriter<'o> {
         self.out.extend_from_slice(json);
     }
 
-    /// Writes `key` and notes whether the object open has it already.
+    /// Writes `key` and notes whether the object open has it already: compared only with the
+    /// keys of the same [`key_print`], and only when the object's set of [`key_bit`]s says
+    /// one may be there.
     fn tracked_key(&mut self, key: &str) {
         let start = self.out.len();
         write_json_str(self.out, key);
         let end = self.out.len();
-        let level = self.levels.last().copied().unwrap_or(0);
-        let written = &self.out[start..end];
-        if self.keys[level..]
-            .iter()
-            .any(|&(from, to)| &self.out[from..to] == written)
-        {
-            self.repeated = true;
+        let print = key_print(key);
+        let bit = key_bit(print);
+        let (level, bits) = match self.levels.last_mut() {
+            Some((level, bits)) => (*level, bits),
+            None => (0, &mut self.outer_bits),
+        };
+        if *bits & bit != 0 {
+            let written = &self.out[start..end];
+            if self.keys[level..]
+                .iter()
+                .any(|&(other, from, to)| other == print && &self.out[from..to] == written)
+            {
+                self.repeated = true;
+            }
         }
-        self.keys.push((start, end));
+        *bits |= bit;
+        self.keys.push((print, start, end));
     }
 
     /// A comma if a value came before in the container open.
@@ -449,7 +491,7 @@ impl Sink for JsonWriter<'_> {
         self.out.push(b'{');
         self.comma = false;
         if self.tracking {
-            self.levels.push(self.keys.len());
+            self.levels.push((self.keys.len(), 0));
         }
     }
 
@@ -458,7 +500,7 @@ impl Sink for JsonWriter<'_> {
         self.out.push(b'}');
         self.comma = true;
         if self.tracking {
-            if let Some(level) = self.levels.pop() {
+            if let Some((level, _)) = self.levels.pop() {
                 self.keys.truncate(level);
             }
         }
@@ -595,7 +637,26 @@ impl Sink for JsonWriter<'_> {
 
     fn utf16(&mut self, value: &Utf16Str<'_>) {
         self.before_value();
+        self.out.reserve(value.len().saturating_add(2));
         self.out.push(b'"');
+        // Most text is ASCII that needs no escape: a byte a code unit, until one is not;
+        // then the text is written again char by char.
+        let start = self.out.len();
+        let mut plain = true;
+        for unit in value.units() {
+            match u8::try_from(unit) {
+                Ok(byte) if byte < 0x80 && ESCAPE[usize::from(byte)] == 0 => self.out.push(byte),
+                _ => {
+                    plain = false;
+                    break;
+                }
+            }
+        }
+        if plain {
+            self.out.push(b'"');
+            return;
+        }
+        self.out.truncate(start);
         for c in value.chars() {
             match u8::try_from(c) {
                 Ok(byte) if byte < 0x80 && ESCAPE[usize::from(byte)] == 0 => self.out.push(byte),

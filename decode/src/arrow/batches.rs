@@ -15,7 +15,9 @@
 //!   decoding thread wait, so that the reading runs no further ahead;
 //! - `threads` decompress and decode each chunk ([`StoredBuffer::decode_growing`]), keep the
 //!   events that pass the filter and turn them into record batches of at most [`BATCH_ROWS`]
-//!   rows;
+//!   rows; at most one decoded chunk per decoding thread waits for the caller, so that the
+//!   decoding runs no further ahead of what the caller does with the batches (writing them)
+//!   and memory stays bounded however fast the decoding is;
 //! - the caller's thread puts the chunks back in file order and hands out their batches and
 //!   errors in that order, the last batch cut at the limit.
 //!
@@ -27,7 +29,7 @@
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{channel, sync_channel};
+use std::sync::mpsc::sync_channel;
 use std::sync::Mutex;
 
 use arrow_array::RecordBatch;
@@ -81,7 +83,9 @@ pub fn record_batches<R: Read + Send>(
     let stop = AtomicBool::new(false);
     let (chunks, to_decode) = sync_channel::<(usize, Chunk)>(threads.saturating_mul(2));
     let to_decode = Mutex::new(to_decode);
-    let (results, decoded) = channel::<(usize, Vec<Piece>)>();
+    // At most `threads` decoded chunks wait for the caller: a thread that decodes faster than
+    // the caller takes the batches (writing them) waits, rather than holding more batches.
+    let (results, decoded) = sync_channel::<(usize, Vec<Piece>)>(threads);
     std::thread::scope(|scope| {
         for _ in 0..threads {
             let (to_decode, results, stop) = (&to_decode, results.clone(), &stop);
@@ -242,9 +246,16 @@ fn decode_chunk(
     pieces
 }
 
-/// The rows of `columns`, if any, as the next batch of `pieces`.
+/// The rows of `columns`, if any, as the next batch of `pieces`, or why they could not be
+/// made into one.
 fn flush(columns: &mut EventColumns, pieces: &mut Vec<Piece>) {
     if !columns.is_empty() {
-        pieces.push(Piece::Batch(columns.finish()));
+        let rows = columns.len();
+        pieces.push(match columns.try_finish() {
+            Ok(batch) => Piece::Batch(batch),
+            Err(error) => Piece::Problem(format!(
+                "cannot make a record batch of {rows} events: {error}"
+            )),
+        });
     }
 }
