@@ -42,9 +42,8 @@
 //! stay in the JSON lines. Names repeat from row to row, so they are dictionary-encoded; free
 //! text and bytes take 64-bit offsets, so that a batch of any length cannot overflow them.
 
-use std::collections::HashMap;
 use std::fmt::{self, Write as _};
-use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::hash::Hash;
 use std::sync::{Arc, OnceLock};
 
 use arrow_array::builder::{LargeBinaryBuilder, LargeStringBuilder, ListBuilder, StringBuilder};
@@ -56,6 +55,7 @@ use arrow_array::{
 };
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, ScalarBuffer};
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef, TimeUnit};
+use rustc_hash::FxHashMap;
 
 use crate::event::DecodedEvent;
 use crate::facts::Source;
@@ -203,59 +203,9 @@ impl<T: ArrowPrimitiveType> Numbers<T> {
     }
 }
 
-/// A quick hasher for the small maps of [`NameColumn`] (a few dozen values a batch, looked up
-/// once a row): each word of the value is folded in by a rotation, an exclusive or and a
-/// multiplication by an odd constant, the scheme of the Firefox and rustc `FxHasher`.
-/// Nothing depends on it being hard to collide; it only has to be fast.
-#[derive(Clone, Copy, Debug, Default)]
-struct QuickHasher(u64);
-
-impl QuickHasher {
-    #[inline]
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-}
-
-impl Hasher for QuickHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut word = [0u8; 8];
-            if let Some(word) = word.get_mut(..chunk.len()) {
-                word.copy_from_slice(chunk);
-            }
-            self.add(u64::from_le_bytes(word));
-        }
-    }
-    #[inline]
-    fn write_u8(&mut self, value: u8) {
-        self.add(u64::from(value));
-    }
-    #[inline]
-    fn write_u16(&mut self, value: u16) {
-        self.add(u64::from(value));
-    }
-    #[inline]
-    fn write_u32(&mut self, value: u32) {
-        self.add(u64::from(value));
-    }
-    #[inline]
-    fn write_u64(&mut self, value: u64) {
-        self.add(value);
-    }
-    #[inline]
-    fn write_usize(&mut self, value: usize) {
-        self.add(u64::try_from(value).unwrap_or(u64::MAX));
-    }
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-/// A map hashed by [`QuickHasher`].
-type QuickMap<K> = HashMap<K, i32, BuildHasherDefault<QuickHasher>>;
+/// A map of a [`NameColumn`] (a few dozen values a batch, looked up once a row): hashed by
+/// `FxHasher`, which is fast and need not be hard to collide here.
+type QuickMap<K> = FxHashMap<K, i32>;
 
 /// Slots of a [`NameColumn`]'s table of the names met last, by address.
 const RECENT: usize = 64;
