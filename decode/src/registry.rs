@@ -440,7 +440,8 @@ impl Registry {
     /// (which names the events in the messages of what cannot be learned).
     ///
     /// The buffers are decompressed on every core ([`for_each_decoded_buffer`]); those with an
-    /// event that [`teaches`] are then learned from in file order on this thread.
+    /// event [`learn`](Self::learn) can use are then learned from in file order, on this
+    /// thread.
     pub fn learn_reader<R: std::io::Read>(
         &mut self,
         mut reader: etw_classic::EtlReader<R>,
