@@ -46,14 +46,13 @@ use std::fmt::{self, Write as _};
 use std::hash::Hash;
 use std::sync::{Arc, OnceLock};
 
-use arrow_array::builder::{LargeBinaryBuilder, LargeStringBuilder, ListBuilder, StringBuilder};
+use arrow_array::builder::{
+    LargeBinaryBuilder, LargeStringBuilder, ListBuilder, PrimitiveBuilder, StringBuilder,
+};
 use arrow_array::types::{
     Int32Type, Int64Type, TimestampNanosecondType, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
 };
-use arrow_array::{
-    ArrayRef, ArrowPrimitiveType, DictionaryArray, PrimitiveArray, RecordBatch, StringArray,
-};
-use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, ScalarBuffer};
+use arrow_array::{ArrayRef, DictionaryArray, RecordBatch, StringArray};
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef, TimeUnit};
 use rustc_hash::FxHashMap;
 
@@ -128,81 +127,6 @@ fn build_schema() -> Schema {
     ])
 }
 
-/// A column of numbers, appended to inline: the values, and a validity bit a row (Arrow's
-/// validity bitmap: bit `i % 8` of byte `i / 8`, set where row `i` holds a value).
-#[derive(Debug)]
-struct Numbers<T: ArrowPrimitiveType> {
-    values: Vec<T::Native>,
-    valid: Vec<u8>,
-    /// Whether a null was appended since the last [`finish`](Self::finish).
-    any_null: bool,
-}
-
-impl<T: ArrowPrimitiveType> Numbers<T> {
-    /// An empty column with room for `rows` values.
-    fn with_capacity(rows: usize) -> Self {
-        Self {
-            values: Vec::with_capacity(rows),
-            valid: Vec::with_capacity(rows.div_ceil(8)),
-            any_null: false,
-        }
-    }
-
-    /// Appends `value` (or the default, for a null) and its validity bit.
-    #[inline(always)]
-    fn push(&mut self, value: T::Native, valid: bool) {
-        let row = self.values.len();
-        self.values.push(value);
-        let bit = row % 8;
-        if bit == 0 {
-            self.valid.push(0);
-        }
-        if let Some(byte) = self.valid.last_mut() {
-            *byte |= u8::from(valid) << bit;
-        }
-        self.any_null |= !valid;
-    }
-
-    #[inline(always)]
-    fn append_value(&mut self, value: T::Native) {
-        self.push(value, true);
-    }
-
-    #[inline(always)]
-    fn append_null(&mut self) {
-        self.push(T::Native::default(), false);
-    }
-
-    #[inline(always)]
-    fn append_option(&mut self, value: Option<T::Native>) {
-        match value {
-            Some(value) => self.push(value, true),
-            None => self.append_null(),
-        }
-    }
-
-    /// The rows so far as an array; the column starts empty again.
-    fn finish(&mut self) -> Result<PrimitiveArray<T>, ArrowError> {
-        let rows = self.values.len();
-        let values = ScalarBuffer::from(std::mem::take(&mut self.values));
-        let valid = Buffer::from_vec(std::mem::take(&mut self.valid));
-        let nulls = if std::mem::take(&mut self.any_null) {
-            // The bitmap holds a bit for every row (a byte for every eight, begun at the
-            // first of them), as `BooleanBuffer::new` requires.
-            if valid.len() < rows.div_ceil(8) {
-                return Err(ArrowError::InvalidArgumentError(format!(
-                    "{rows} rows but {} bytes of validity bits",
-                    valid.len()
-                )));
-            }
-            Some(NullBuffer::new(BooleanBuffer::new(valid, 0, rows)))
-        } else {
-            None
-        };
-        PrimitiveArray::try_new(values, nulls)
-    }
-}
-
 /// A map of a [`NameColumn`] (a few dozen values a batch, looked up once a row): hashed by
 /// `FxHasher`, which is fast and need not be hard to collide here.
 type QuickMap<K> = FxHashMap<K, i32>;
@@ -228,7 +152,7 @@ fn recent_slot(address: usize, len: usize) -> usize {
 /// row.
 #[derive(Debug)]
 struct NameColumn<K = ()> {
-    keys: Numbers<Int32Type>,
+    keys: PrimitiveBuilder<Int32Type>,
     /// The dictionary's values, by key.
     values: Vec<Box<str>>,
     /// The key of each value.
@@ -247,7 +171,7 @@ impl<K> NameColumn<K> {
     /// An empty column with room for `rows` keys.
     fn with_capacity(rows: usize) -> Self {
         Self {
-            keys: Numbers::with_capacity(rows),
+            keys: PrimitiveBuilder::with_capacity(rows),
             values: Vec::new(),
             by_text: QuickMap::default(),
             recent: vec![(0, 0, -1); RECENT],
@@ -320,7 +244,7 @@ impl<K> NameColumn<K> {
 
     /// The rows so far as a dictionary array; the column starts empty again.
     fn finish(&mut self) -> Result<DictionaryArray<Int32Type>, ArrowError> {
-        let keys = self.keys.finish()?;
+        let keys = self.keys.finish();
         let values = StringArray::from_iter_values(self.values.drain(..));
         self.by_text.clear();
         self.recent.fill((0, 0, -1));
@@ -335,31 +259,32 @@ impl<K> NameColumn<K> {
 
 impl<K: Hash + Eq + Clone> NameColumn<K> {
     /// Appends the text `source` shows, written by `show` into `text` the first time the batch
-    /// meets `source`.
-    fn append_shown(&mut self, source: K, text: &mut String, show: impl FnOnce(&K, &mut String)) {
-        if let Some((last, key)) = &self.last_source {
-            if *last == source {
-                let key = *key;
-                self.keys.append_value(key);
-                return;
-            }
-        }
-        let key = match self.by_source.get(&source) {
-            Some(&key) => {
-                self.last_source = Some((source, key));
-                Some(key)
-            }
-            None => {
-                text.clear();
-                show(&source, text);
-                let key = self.intern(text);
-                if let Some(key) = key {
-                    self.by_source.insert(source.clone(), key);
-                    self.last_source = Some((source, key));
-                }
-                key
-            }
+    /// meets `source`; a key found again by `source` is used only while `still_shows` holds for
+    /// its value (a `source` made of addresses proves nothing alone: the text at them may have
+    /// changed).
+    fn append_shown(
+        &mut self,
+        source: K,
+        text: &mut String,
+        still_shows: impl Fn(&str) -> bool,
+        show: impl FnOnce(&K, &mut String),
+    ) {
+        let known = match &self.last_source {
+            Some((last, key)) if *last == source => Some(*key),
+            _ => self.by_source.get(&source).copied(),
         };
+        if let Some(key) = known.filter(|&key| self.value(key).is_some_and(&still_shows)) {
+            self.last_source = Some((source, key));
+            self.keys.append_value(key);
+            return;
+        }
+        text.clear();
+        show(&source, text);
+        let key = self.intern(text);
+        if let Some(key) = key {
+            self.by_source.insert(source.clone(), key);
+            self.last_source = Some((source, key));
+        }
         self.append_key(key);
     }
 }
@@ -370,14 +295,14 @@ impl<K: Hash + Eq + Clone> NameColumn<K> {
 /// that memory stays bounded whatever the trace's length).
 pub struct EventColumns {
     rows: usize,
-    buffer: Numbers<UInt64Type>,
-    offset: Numbers<UInt64Type>,
+    buffer: PrimitiveBuilder<UInt64Type>,
+    offset: PrimitiveBuilder<UInt64Type>,
     kind: NameColumn,
-    processor: Numbers<UInt16Type>,
-    size: Numbers<UInt16Type>,
-    timestamp: Numbers<Int64Type>,
-    filetime: Numbers<Int64Type>,
-    time: Numbers<TimestampNanosecondType>,
+    processor: PrimitiveBuilder<UInt16Type>,
+    size: PrimitiveBuilder<UInt16Type>,
+    timestamp: PrimitiveBuilder<Int64Type>,
+    filetime: PrimitiveBuilder<Int64Type>,
+    time: PrimitiveBuilder<TimestampNanosecondType>,
     provider: NameColumn<Source>,
     provider_name: NameColumn,
     /// Two-part names by the address and length of their parts (checked against the value).
@@ -386,20 +311,20 @@ pub struct EventColumns {
     opcode_name: NameColumn,
     level_name: NameColumn,
     keyword_names: ListBuilder<StringBuilder>,
-    pid: Numbers<UInt32Type>,
-    tid: Numbers<UInt32Type>,
+    pid: PrimitiveBuilder<UInt32Type>,
+    tid: PrimitiveBuilder<UInt32Type>,
     process_name: NameColumn,
-    event_id: Numbers<UInt16Type>,
-    version: Numbers<UInt16Type>,
-    opcode: Numbers<UInt8Type>,
-    level: Numbers<UInt8Type>,
-    task: Numbers<UInt16Type>,
-    keyword: Numbers<UInt64Type>,
+    event_id: PrimitiveBuilder<UInt16Type>,
+    version: PrimitiveBuilder<UInt16Type>,
+    opcode: PrimitiveBuilder<UInt8Type>,
+    level: PrimitiveBuilder<UInt8Type>,
+    task: PrimitiveBuilder<UInt16Type>,
+    keyword: PrimitiveBuilder<UInt64Type>,
     fields: LargeStringBuilder,
     fields_error: LargeStringBuilder,
-    fields_left: Numbers<UInt64Type>,
+    fields_left: PrimitiveBuilder<UInt64Type>,
     undecoded: NameColumn<Undecoded>,
-    data_length: Numbers<UInt32Type>,
+    data_length: PrimitiveBuilder<UInt32Type>,
     data: LargeBinaryBuilder,
     error: LargeStringBuilder,
     /// Scratch text: a two-part event name, a GUID, the fields' JSON.
@@ -455,14 +380,14 @@ impl EventColumns {
         let Sizes { rows, fields, data } = sizes;
         Self {
             rows: 0,
-            buffer: Numbers::with_capacity(rows),
-            offset: Numbers::with_capacity(rows),
+            buffer: PrimitiveBuilder::with_capacity(rows),
+            offset: PrimitiveBuilder::with_capacity(rows),
             kind: NameColumn::with_capacity(rows),
-            processor: Numbers::with_capacity(rows),
-            size: Numbers::with_capacity(rows),
-            timestamp: Numbers::with_capacity(rows),
-            filetime: Numbers::with_capacity(rows),
-            time: Numbers::with_capacity(rows),
+            processor: PrimitiveBuilder::with_capacity(rows),
+            size: PrimitiveBuilder::with_capacity(rows),
+            timestamp: PrimitiveBuilder::with_capacity(rows),
+            filetime: PrimitiveBuilder::with_capacity(rows),
+            time: PrimitiveBuilder::with_capacity(rows),
             provider: NameColumn::with_capacity(rows),
             provider_name: NameColumn::with_capacity(rows),
             event_name: NameColumn::with_capacity(rows),
@@ -470,20 +395,20 @@ impl EventColumns {
             opcode_name: NameColumn::with_capacity(rows),
             level_name: NameColumn::with_capacity(rows),
             keyword_names: ListBuilder::with_capacity(StringBuilder::new(), rows),
-            pid: Numbers::with_capacity(rows),
-            tid: Numbers::with_capacity(rows),
+            pid: PrimitiveBuilder::with_capacity(rows),
+            tid: PrimitiveBuilder::with_capacity(rows),
             process_name: NameColumn::with_capacity(rows),
-            event_id: Numbers::with_capacity(rows),
-            version: Numbers::with_capacity(rows),
-            opcode: Numbers::with_capacity(rows),
-            level: Numbers::with_capacity(rows),
-            task: Numbers::with_capacity(rows),
-            keyword: Numbers::with_capacity(rows),
+            event_id: PrimitiveBuilder::with_capacity(rows),
+            version: PrimitiveBuilder::with_capacity(rows),
+            opcode: PrimitiveBuilder::with_capacity(rows),
+            level: PrimitiveBuilder::with_capacity(rows),
+            task: PrimitiveBuilder::with_capacity(rows),
+            keyword: PrimitiveBuilder::with_capacity(rows),
             fields: LargeStringBuilder::with_capacity(rows, fields),
             fields_error: LargeStringBuilder::new(),
-            fields_left: Numbers::with_capacity(rows),
+            fields_left: PrimitiveBuilder::with_capacity(rows),
             undecoded: NameColumn::with_capacity(rows),
-            data_length: Numbers::with_capacity(rows),
+            data_length: PrimitiveBuilder::with_capacity(rows),
             data: LargeBinaryBuilder::with_capacity(rows, data),
             error: LargeStringBuilder::new(),
             text: String::new(),
@@ -526,11 +451,14 @@ impl EventColumns {
         self.time
             .append_option(event.filetime.and_then(filetime_to_unix_nanos));
         match facts.source {
-            Some(source) => self
-                .provider
-                .append_shown(source, &mut self.text, |source, text| {
+            Some(source) => self.provider.append_shown(
+                source,
+                &mut self.text,
+                |_| true,
+                |source, text| {
                     let _ = write!(text, "{source}");
-                }),
+                },
+            ),
             None => self.provider.append_null(),
         }
         self.push_meaning(event);
@@ -568,9 +496,8 @@ impl EventColumns {
     /// Appends an event name given in parts: `first`, or `first/second` (shown once a batch,
     /// found again by the parts' addresses and checked against the value).
     fn push_event_name(&mut self, parts: EventNameParts<'_>) {
-        let column = &mut self.event_name;
         let Some(second) = parts.second else {
-            column.append(parts.first);
+            self.event_name.append(parts.first);
             return;
         };
         let by = [
@@ -579,22 +506,14 @@ impl EventColumns {
             second.as_ptr().addr(),
             second.len(),
         ];
-        if let Some(&key) = column.by_source.get(&by) {
-            if column
-                .value(key)
-                .is_some_and(|value| shows_parts(value, &parts))
-            {
-                column.append_key(Some(key));
-                return;
-            }
-        }
-        self.text.clear();
-        let _ = write!(self.text, "{parts}");
-        let key = column.intern(&self.text);
-        if let Some(key) = key {
-            column.by_source.insert(by, key);
-        }
-        column.append_key(key);
+        self.event_name.append_shown(
+            by,
+            &mut self.text,
+            |value| shows_parts(value, &parts),
+            |_, text| {
+                let _ = write!(text, "{parts}");
+            },
+        );
     }
 
     /// The names, fields and why there are none, as
@@ -645,10 +564,14 @@ impl EventColumns {
                 self.fields.append_null();
                 self.fields_error.append_null();
                 self.fields_left.append_null();
-                self.undecoded
-                    .append_shown(why, &mut self.text, |why, text| {
+                self.undecoded.append_shown(
+                    why,
+                    &mut self.text,
+                    |_| true,
+                    |why, text| {
                         let _ = write!(text, "{why}");
-                    });
+                    },
+                );
             }
         }
     }
@@ -688,14 +611,14 @@ impl EventColumns {
         let mut done = self.start_over(Sizes::default());
         self.last_batch = Some(sizes);
         let columns: Vec<ArrayRef> = vec![
-            Arc::new(done.buffer.finish()?),
-            Arc::new(done.offset.finish()?),
+            Arc::new(done.buffer.finish()),
+            Arc::new(done.offset.finish()),
             Arc::new(done.kind.finish()?),
-            Arc::new(done.processor.finish()?),
-            Arc::new(done.size.finish()?),
-            Arc::new(done.timestamp.finish()?),
-            Arc::new(done.filetime.finish()?),
-            Arc::new(done.time.finish()?.with_timezone(UTC)),
+            Arc::new(done.processor.finish()),
+            Arc::new(done.size.finish()),
+            Arc::new(done.timestamp.finish()),
+            Arc::new(done.filetime.finish()),
+            Arc::new(done.time.finish().with_timezone(UTC)),
             Arc::new(done.provider.finish()?),
             Arc::new(done.provider_name.finish()?),
             Arc::new(done.event_name.finish()?),
@@ -703,20 +626,20 @@ impl EventColumns {
             Arc::new(done.opcode_name.finish()?),
             Arc::new(done.level_name.finish()?),
             Arc::new(done.keyword_names.finish()),
-            Arc::new(done.pid.finish()?),
-            Arc::new(done.tid.finish()?),
+            Arc::new(done.pid.finish()),
+            Arc::new(done.tid.finish()),
             Arc::new(done.process_name.finish()?),
-            Arc::new(done.event_id.finish()?),
-            Arc::new(done.version.finish()?),
-            Arc::new(done.opcode.finish()?),
-            Arc::new(done.level.finish()?),
-            Arc::new(done.task.finish()?),
-            Arc::new(done.keyword.finish()?),
+            Arc::new(done.event_id.finish()),
+            Arc::new(done.version.finish()),
+            Arc::new(done.opcode.finish()),
+            Arc::new(done.level.finish()),
+            Arc::new(done.task.finish()),
+            Arc::new(done.keyword.finish()),
             Arc::new(done.fields.finish()),
             Arc::new(done.fields_error.finish()),
-            Arc::new(done.fields_left.finish()?),
+            Arc::new(done.fields_left.finish()),
             Arc::new(done.undecoded.finish()?),
-            Arc::new(done.data_length.finish()?),
+            Arc::new(done.data_length.finish()),
             Arc::new(done.data.finish()),
             Arc::new(done.error.finish()),
         ];
