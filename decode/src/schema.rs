@@ -201,7 +201,7 @@ impl EventSchema {
 }
 
 /// What identifies an event's schema, as the sources key it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum SchemaKey {
     /// A manifest-based event: provider GUID, `EVENT_DESCRIPTOR.Id` and `Version`.
     Descriptor {
@@ -221,6 +221,31 @@ pub enum SchemaKey {
         /// `Class.Version`.
         version: u8,
     },
+}
+
+/// Hashed as three words (the GUID's two halves, then the kind and the numbers): a lookup
+/// for every event of a trace, where hashing the GUID's parts one by one cost a chain of
+/// twelve steps.
+impl core::hash::Hash for SchemaKey {
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        let (guid, rest) = match *self {
+            Self::Descriptor {
+                provider,
+                id,
+                version,
+            } => (provider, u64::from(id) << 8 | u64::from(version)),
+            Self::Classic {
+                class,
+                event_type,
+                version,
+            } => (
+                class,
+                1 << 32 | u64::from(event_type) << 8 | u64::from(version),
+            ),
+        };
+        state.write_u128(u128::from_le_bytes(guid.to_bytes_le()));
+        state.write_u64(rest);
+    }
 }
 
 impl SchemaKey {
