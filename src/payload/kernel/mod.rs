@@ -188,6 +188,7 @@ impl KernelEvent {
     /// assert_eq!(fields[3].name, "Stack");
     /// assert_eq!(fields[3].count, etw_classic::payload::Count::Fixed(3));
     /// ```
+    #[inline]
     pub fn fields_for(&self, data_len: usize, bitness: Bitness) -> KernelFields {
         let table = KernelFields {
             table: self.fields,
@@ -311,6 +312,7 @@ pub struct KernelClass {
 
 impl KernelClass {
     /// The event of this class with `event_type` and `version`, if the table has it.
+    #[inline]
     pub fn event(&self, event_type: u8, version: u16) -> Option<&'static KernelEvent> {
         let version = u8::try_from(version).ok()?;
         let of_type = usize::from(event_type);
@@ -834,6 +836,7 @@ const fn other_group_guid(group: EventTraceGroup) -> Option<Guid> {
 /// let extension = lookup_hook(HookId(0x0005), 2).unwrap();
 /// assert_eq!(extension.event_name().to_string(), "EventTrace/Extension");
 /// ```
+#[inline]
 pub fn lookup_hook(hook: HookId, version: u16) -> Option<&'static KernelEvent> {
     let class = if is_image_load(hook) {
         IMAGE_CLASS
