@@ -223,9 +223,9 @@ pub enum SchemaKey {
     },
 }
 
-/// Hashed as three words (the GUID's two halves, then the kind and the numbers): a lookup
-/// for every event of a trace, where hashing the GUID's parts one by one cost a chain of
-/// twelve steps.
+/// Hashed as three words (the GUID's two halves, then the kind and the numbers), for the
+/// lookup made for every event of a trace: derived, the hash took a step for each part of the
+/// GUID, its length and each number, one after another.
 impl core::hash::Hash for SchemaKey {
     fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
         let (guid, rest) = match *self {
