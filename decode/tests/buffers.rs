@@ -1,9 +1,9 @@
 //! `for_each_decoded_buffer` hands out what `EtlReader::next_buffer` reads, in the same order,
 //! whatever the number of threads: every buffer's position and events, every error where the
 //! reader meets it (a buffer that does not decompress, a file cut short), and nothing after
-//! `take` says stop. `net.4.5.2.x64.etl` (360 buffers, 359 of them compressed) is read from the shared
-//! PerfView traces; the tests are skipped without them unless `ETW_REQUIRE_TRACES=1` (see
-//! `shared_files/mod.rs`).
+//! `take` says stop. `net.4.5.2.x64.etl` (360 buffers, 359 of them compressed) is read from
+//! the shared PerfView traces; the tests are skipped without them unless
+//! `ETW_REQUIRE_TRACES=1` (see `shared_files/mod.rs`).
 
 mod shared_files;
 

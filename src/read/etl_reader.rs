@@ -732,12 +732,17 @@ impl StoredBuffer {
     /// Those of [`EtlBuffer::trace_buffer`], naming this buffer.
     pub fn decode<'s>(&'s self, scratch: &'s mut [u8]) -> Result<ReaderBuffer<'s>, ReadError> {
         let trace_buffer = self.as_etl_buffer().trace_buffer(scratch)?;
-        Ok(ReaderBuffer {
+        Ok(self.with_events(trace_buffer))
+    }
+
+    /// This buffer's place, processor and stored length, with `trace_buffer`: its events.
+    fn with_events<'s>(&self, trace_buffer: TraceBuffer<'s>) -> ReaderBuffer<'s> {
+        ReaderBuffer {
             position: self.position(),
             processor: self.processor(),
             stored_len: self.bytes.len(),
             trace_buffer,
-        })
+        }
     }
 
     /// [`decode`](Self::decode) into `scratch` grown (never shrunk) to what this buffer needs
@@ -819,13 +824,10 @@ impl DecodedBuffer {
                 .checked_add(self.events)
                 .and_then(|end| self.stored.bytes.get(WmiBufferHeader::LEN..end))
         };
-        ReaderBuffer {
-            position: self.stored.position(),
-            processor: self.stored.processor(),
-            stored_len: self.stored.bytes.len(),
-            trace_buffer: TraceBuffer::from_parts(header, events.unwrap_or_default())
+        self.stored.with_events(
+            TraceBuffer::from_parts(header, events.unwrap_or_default())
                 .in_buffer(self.stored.position()),
-        }
+        )
     }
 }
 
