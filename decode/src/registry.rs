@@ -809,7 +809,14 @@ fn walk_fields<N: AsRef<str>>(
     let mut failure = None;
     // The walk ends at its first error: nothing comes after it.
     PayloadDecoder::new(fields, data, bitness).for_each(|item| match item {
-        Ok(item) => visit(item.field.name.as_ref(), &item.kind),
+        Ok(item) => {
+            // `visit` is handed a copy of the kind, not a reference into the item: a visitor
+            // the compiler cannot see through (one that keeps the reference, or `black_box`)
+            // would otherwise make it build the whole item (its bytes, offset and index) for
+            // every value. Decoding every field of net.4.5.2.x64.etl took 10% longer so.
+            let kind = item.kind;
+            visit(item.field.name.as_ref(), &kind)
+        }
         Err(error) => failure = Some(error),
     });
     failure
@@ -1048,10 +1055,14 @@ fn check_fields_of<N: AsRef<str> + std::fmt::Display>(
     bitness: Bitness,
 ) -> Checked {
     let mut decoder = PayloadDecoder::new(fields, data, bitness);
-    let error = decoder
-        .by_ref()
-        .find_map(Result::err)
-        .map(|failure| failure.named(fields).to_string());
+    // The walk ends at its first error; each item is handed over where it is made.
+    let mut failure = None;
+    decoder.for_each_item(|item| {
+        if let Err(error) = item {
+            failure = Some(error);
+        }
+    });
+    let error = failure.map(|failure| failure.named(fields).to_string());
     Checked {
         fields: fields.len(),
         rest: if error.is_some() {
