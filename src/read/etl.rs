@@ -124,7 +124,7 @@ impl<'a> EtlFile<'a> {
     /// Every buffer of the file, the first one included, in file order; a file that ends
     /// cleanly, at a buffer boundary, before the buffers the logfile header's `BuffersWritten`
     /// counts ends the walk with [`ReadErrorKind::FileEndsBeforeBuffersWritten`] (see
-    /// [`EtlBuffers`]), as [`EtlReader`](crate::read::EtlReader) does over the same bytes.
+    /// [`EtlBuffers`]), as `EtlReader` (feature `std`) does over the same bytes.
     /// `BuffersWritten` is the one [`parse`](Self::parse) read, as for
     /// [`buffer_size`](Self::buffer_size).
     pub const fn buffers(&self) -> EtlBuffers<'a> {
@@ -180,7 +180,7 @@ pub(crate) fn ends_before_buffers_written(
 /// `EVENT_TRACE_FILE_MODE_CIRCULAR`, 0x2) ends with one more item,
 /// [`ReadErrorKind::FileEndsBeforeBuffersWritten`], naming where the next buffer should have
 /// started: a file cut between two buffers is reported, as
-/// [`EtlReader`](crate::read::EtlReader) reports it. [`EtlBuffers::new`] knows no logfile
+/// `EtlReader` (feature `std`) reports it. [`EtlBuffers::new`] knows no logfile
 /// header, and ends without it.
 #[derive(Clone, Copy, Debug)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]

@@ -141,7 +141,7 @@ pub enum TraceError {
         /// Events lost by the session so far, this one included.
         events_lost: u32,
     },
-    /// A [`SharedSession`](crate::write::SharedSession) was called while the same context was
+    /// A `SharedSession` (feature `critical-section`) was called while the same context was
     /// already inside a call on it (from the closure given to its `with`, or from the
     /// [`TraceContext`](crate::write::TraceContext) a trace call reads); nothing was done.
     /// Windows has no such case (its sessions take no lock); maps to `ERROR_BUSY`.
