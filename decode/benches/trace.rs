@@ -1,15 +1,17 @@
-//! What decoding every field of a real trace costs, next to walking its events, with criterion.
+//! What decoding every field of a real trace costs, next to reading its events, with criterion.
 //!
 //! On `net.4.5.2.x64.etl` (read from `$ETW_PERFVIEW_DIR`, else `../shared/data/perfview`;
 //! skipped when missing), from memory, one thread:
-//! - `walk`: every buffer decompressed and every event's header read ([`Facts::of`]), the work
-//!   of `etwc etl --summary` on one core;
-//! - `decode_every_field`: the same, then each event's schema found ([`Registry::identify`],
+//! - `summary`: every buffer decompressed and every event counted by its header type, the work
+//!   `etwc etl --summary` does with each event, on one core;
+//! - `walk`: the same, reading each event's header into [`Facts`] ([`Facts::of`]) instead: what
+//!   every output that names events starts from;
+//! - `decode_every_field`: the walk, then each event's schema found ([`Registry::identify`],
 //!   with the registry learned beforehand from the trace) and every field of its data decoded
 //!   ([`Identified::walk`]), each value handed to `black_box`.
 //!
-//! The ratio of the two is the cost of meaning. `cargo bench -p etw-classic-decode --bench
-//! trace`; nothing is asserted.
+//! The ratios to the first two are the cost of meaning. `cargo bench -p etw-classic-decode
+//! --bench trace`; nothing is asserted.
 
 use std::hint::black_box;
 use std::io::Cursor;
@@ -62,6 +64,27 @@ fn trace_benches(c: &mut Criterion) {
     let mut group = c.benchmark_group("net.4.5.2.x64");
     group.sample_size(10);
     group.throughput(Throughput::Elements(events as u64));
+    group.bench_function("summary", |b| {
+        b.iter(|| {
+            let mut counts = [0u64; 256];
+            let mut count = 0usize;
+            let Ok(mut reader) = EtlReader::new(Cursor::new(black_box(&bytes[..]))) else {
+                return count;
+            };
+            while let Some(buffer) = reader.next_buffer() {
+                let Ok(buffer) = buffer else { continue };
+                for event in buffer.events() {
+                    let Ok(event) = event else { break };
+                    if let Some(slot) = counts.get_mut(usize::from(event.header_type.0)) {
+                        *slot += 1;
+                    }
+                    count += 1;
+                }
+            }
+            black_box(&counts);
+            count
+        })
+    });
     group.bench_function("walk", |b| {
         b.iter(|| {
             each_event(black_box(&bytes), |facts| {

@@ -84,6 +84,7 @@ pub struct Facts<'a> {
 
 impl<'a> Facts<'a> {
     /// Reads the facts from `event`'s header.
+    #[inline]
     pub fn of(event: &Event<'a>) -> Self {
         let mut facts = Self::default();
         match event.kind() {
