@@ -19,7 +19,7 @@ use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use etw_classic::payload::ItemKind;
-use etw_classic::EtlReader;
+use etw_classic::{EtlReader, Event};
 use etw_classic_decode::facts::Facts;
 use etw_classic_decode::Registry;
 
@@ -38,17 +38,17 @@ fn trace() -> Option<Vec<u8>> {
     }
 }
 
-/// Walks every event of `bytes`, handing each one's facts to `event`; returns how many.
-fn each_event(bytes: &[u8], mut event: impl FnMut(&Facts<'_>)) -> usize {
+/// Walks every event of `bytes`, handing each one to `visit`; returns how many.
+fn each_event(bytes: &[u8], mut visit: impl FnMut(&Event<'_>)) -> usize {
     let mut count = 0;
     let Ok(mut reader) = EtlReader::new(Cursor::new(bytes)) else {
         return 0;
     };
     while let Some(buffer) = reader.next_buffer() {
         let Ok(buffer) = buffer else { continue };
-        for item in buffer.events() {
-            let Ok(item) = item else { break };
-            event(&Facts::of(&item));
+        for event in buffer.events() {
+            let Ok(event) = event else { break };
+            visit(&event);
             count += 1;
         }
     }
@@ -60,44 +60,37 @@ fn trace_benches(c: &mut Criterion) {
         return;
     };
     let mut registry = Registry::new();
-    let events = each_event(&bytes, |facts| registry.learn(facts, String::new));
+    let events = each_event(&bytes, |event| {
+        registry.learn(&Facts::of(event), String::new);
+    });
     let mut group = c.benchmark_group("net.4.5.2.x64");
     group.sample_size(10);
     group.throughput(Throughput::Elements(events as u64));
     group.bench_function("summary", |b| {
         b.iter(|| {
             let mut counts = [0u64; 256];
-            let mut count = 0usize;
-            let Ok(mut reader) = EtlReader::new(Cursor::new(black_box(&bytes[..]))) else {
-                return count;
-            };
-            while let Some(buffer) = reader.next_buffer() {
-                let Ok(buffer) = buffer else { continue };
-                for event in buffer.events() {
-                    let Ok(event) = event else { break };
-                    if let Some(slot) = counts.get_mut(usize::from(event.header_type.0)) {
-                        *slot += 1;
-                    }
-                    count += 1;
+            each_event(black_box(&bytes), |event| {
+                if let Some(count) = counts.get_mut(usize::from(event.header_type.0)) {
+                    *count += 1;
                 }
-            }
-            black_box(&counts);
-            count
+            });
+            black_box(counts)
         })
     });
     group.bench_function("walk", |b| {
         b.iter(|| {
-            each_event(black_box(&bytes), |facts| {
-                black_box(facts.payload);
+            each_event(black_box(&bytes), |event| {
+                black_box(Facts::of(event).payload);
             })
         })
     });
     group.bench_function("decode_every_field", |b| {
         b.iter(|| {
-            each_event(black_box(&bytes), |facts| {
+            each_event(black_box(&bytes), |event| {
+                let facts = Facts::of(event);
                 // Matched where it lies, as `Registry::identify` advises.
-                if let Ok(identified) = &registry.identify(facts) {
-                    let _ = identified.walk(facts, |name: &str, item: &ItemKind<'_>| {
+                if let Ok(identified) = &registry.identify(&facts) {
+                    let _ = identified.walk(&facts, |name: &str, item: &ItemKind<'_>| {
                         black_box((name, item));
                     });
                 }
