@@ -382,17 +382,36 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
     ) -> B {
         let mut acc = init;
         loop {
-            while self.frames.is_empty() {
-                let index = self.next;
-                let fields: &'s [FieldSchema<N>] = self.fields;
-                let Some(field) = fields.get(index) else {
-                    return acc;
-                };
-                if field.is_struct() || field.count != Count::One {
-                    break;
+            if self.frames.is_empty() {
+                // The top level's fields of one value (most events' every field), with the
+                // offset and the next field kept in locals rather than in the decoder: a
+                // fixed-size value is read in place; any other goes through `value_item`,
+                // which moves `self.at` (and, on an error, ends the walk).
+                let (data, fields): (&'d [u8], &'s [FieldSchema<N>]) = (self.data, self.fields);
+                let pointer_size = self.pointer_size;
+                let (mut at, mut index) = (self.at, self.next);
+                loop {
+                    let Some(field) = fields.get(index) else {
+                        (self.at, self.next) = (at, index);
+                        return acc;
+                    };
+                    if field.is_struct() || field.count != Count::One {
+                        break;
+                    }
+                    if let Some((value, end)) = fixed_value(field.in_type, data, at, pointer_size) {
+                        if field.in_type.is_integer() {
+                            self.remember(index, at);
+                        }
+                        let item = item_of_value(field, index, None, data, at, end, value);
+                        (at, index) = (end, index.saturating_add(1));
+                        acc = f(acc, Ok(item));
+                    } else {
+                        (self.at, self.next) = (at, index.saturating_add(1));
+                        acc = f(acc, self.value_item(index, None, field));
+                        (at, index) = (self.at, self.next);
+                    }
                 }
-                self.next = index.saturating_add(1);
-                acc = f(acc, self.value_item(index, None, field));
+                (self.at, self.next) = (at, index);
             }
             // The elements of an array of values (a stack's frames, a list of ids), each
             // handed on here too; its end and any limit reached are `step`'s.
@@ -750,14 +769,9 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
                 if element.is_none() && field.in_type.is_integer() {
                     self.remember(index, start);
                 }
-                Ok(Item {
-                    field,
-                    index: u16::try_from(index).unwrap_or(u16::MAX),
-                    element,
-                    offset: start,
-                    bytes: self.data.get(start..self.at).unwrap_or_default(),
-                    kind: ItemKind::Value(value),
-                })
+                Ok(item_of_value(
+                    field, index, element, self.data, start, self.at, value,
+                ))
             }
             Err(kind) => {
                 // The error's offset is where the value starts, not where reading it stopped.
@@ -830,20 +844,18 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
         }
     }
 
-    fn pointer(&mut self) -> Result<u64, PayloadErrorKind> {
-        if self.pointer_size == 4 {
-            self.fixed::<4>().map(|b| u64::from(u32::from_le_bytes(*b)))
-        } else {
-            self.fixed::<8>().map(|b| u64::from_le_bytes(*b))
-        }
-    }
-
-    /// Decodes one value of `field` at the current offset, moving past it.
+    /// Decodes one value of `field` at the current offset, moving past it: a fixed-size type
+    /// first ([`fixed_value`]), then the others.
     #[inline(always)]
     fn value(&mut self, field: &FieldSchema<N>) -> Result<Value<'d>, PayloadErrorKind> {
+        if let Some((value, end)) =
+            fixed_value(field.in_type, self.data, self.at, self.pointer_size)
+        {
+            self.at = end;
+            return Ok(value);
+        }
         Ok(match field.in_type {
-            InType::NULL => Value::Null,
-            // The common case first: a NUL-terminated string, its length the type's own.
+            // Then the common case: a NUL-terminated string, its length the type's own.
             InType::UNICODE_STRING if field.length == Length::Natural => {
                 Value::Utf16(Utf16Str::from_le_bytes(self.until_nul(2)?))
             }
@@ -858,28 +870,10 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
                 Some(bytes) => Value::Ansi(before_nul(bytes)),
                 None => Value::Ansi(self.until_nul(1)?),
             },
-            InType::INT8 => Value::I8(i8::from_le_bytes(*self.fixed()?)),
-            InType::UINT8 => {
-                let [value] = *self.fixed::<1>()?;
-                Value::U8(value)
-            }
-            InType::INT16 => Value::I16(i16::from_le_bytes(*self.fixed()?)),
-            InType::UINT16 => Value::U16(u16::from_le_bytes(*self.fixed()?)),
-            InType::INT32 => Value::I32(i32::from_le_bytes(*self.fixed()?)),
-            InType::UINT32 => Value::U32(u32::from_le_bytes(*self.fixed()?)),
-            InType::INT64 => Value::I64(i64::from_le_bytes(*self.fixed()?)),
-            InType::UINT64 => Value::U64(u64::from_le_bytes(*self.fixed()?)),
-            InType::FLOAT => Value::F32(f32::from_le_bytes(*self.fixed()?)),
-            InType::DOUBLE => Value::F64(f64::from_le_bytes(*self.fixed()?)),
-            InType::BOOLEAN => Value::Bool(u32::from_le_bytes(*self.fixed()?)),
             InType::BINARY => match self.sized_bytes(field, 1)? {
                 Some(bytes) => Value::Binary(bytes),
                 None => return Err(PayloadErrorKind::NeedsLength),
             },
-            InType::GUID => Value::Guid(Guid::from_bytes_le(*self.fixed()?)),
-            InType::POINTER | InType::SIZET => Value::Pointer(self.pointer()?),
-            InType::FILETIME => Value::FileTime(u64::from_le_bytes(*self.fixed()?)),
-            InType::SYSTEMTIME => Value::SystemTime(SystemTime::from_bytes(self.fixed()?)),
             InType::SID => Value::Sid(self.sid()?),
             InType::WBEM_SID => {
                 let [a, b, c, d] =
@@ -906,8 +900,6 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
                     Value::Sid(self.sid()?)
                 }
             }
-            InType::HEXINT32 => Value::HexInt32(u32::from_le_bytes(*self.fixed()?)),
-            InType::HEXINT64 => Value::HexInt64(u64::from_le_bytes(*self.fixed()?)),
             InType::MANIFEST_COUNTED_STRING | InType::COUNTED_STRING => {
                 Value::Utf16(Utf16Str::from_le_bytes(self.counted16(false)?))
             }
@@ -929,16 +921,15 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
                 self.at = self.data.len();
                 Value::Ansi(rest)
             }
-            InType::UNICODE_CHAR => Value::Char16(u16::from_le_bytes(*self.fixed()?)),
-            InType::ANSI_CHAR => {
-                let [value] = *self.fixed::<1>()?;
-                Value::Char8(value)
-            }
             InType::HEXDUMP => {
                 let count = u32::from_le_bytes(*self.fixed()?);
                 Value::Binary(self.take(u64::from(count))?.0)
             }
-            other => return Err(PayloadErrorKind::UnknownInType(other)),
+            // A fixed-size type whose value does not fit in what is left.
+            other => match other.fixed_size(self.pointer_size) {
+                Some(size) => return Err(self.too_short(usize::from(size))),
+                None => return Err(PayloadErrorKind::UnknownInType(other)),
+            },
         })
     }
 
@@ -974,6 +965,130 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
         self.at = self.at.saturating_add(text.len()).saturating_add(unit);
         Ok(text)
     }
+}
+
+/// The item of `value`, read in place from `data[start..end]` for the field at `index`.
+#[inline(always)]
+fn item_of_value<'s, 'd, N>(
+    field: &'s FieldSchema<N>,
+    index: usize,
+    element: Option<u32>,
+    data: &'d [u8],
+    start: usize,
+    end: usize,
+    value: Value<'d>,
+) -> Item<'s, 'd, N> {
+    Item {
+        field,
+        index: u16::try_from(index).unwrap_or(u16::MAX),
+        element,
+        offset: start,
+        bytes: data.get(start..end).unwrap_or_default(),
+        kind: ItemKind::Value(value),
+    }
+}
+
+/// The value of a fixed-size in-type (each type [`InType::fixed_size`] gives a size) at `at`
+/// in `data`, and the offset after it; `None` for the other types, and for a value that does
+/// not fit. Pointers and `SIZE_T`s are `pointer_size` bytes.
+#[inline(always)]
+fn fixed_value(
+    in_type: InType,
+    data: &[u8],
+    at: usize,
+    pointer_size: u8,
+) -> Option<(Value<'_>, usize)> {
+    /// `LEN` bytes at `at`, and the offset after them.
+    #[inline(always)]
+    fn read<const LEN: usize>(data: &[u8], at: usize) -> Option<([u8; LEN], usize)> {
+        let bytes = data.get(at..)?.first_chunk::<LEN>()?;
+        // Within `data`, so at most its length: no overflow.
+        Some((*bytes, at.wrapping_add(LEN)))
+    }
+    Some(match in_type {
+        InType::NULL => (Value::Null, at),
+        InType::INT8 => {
+            let (bytes, end) = read(data, at)?;
+            (Value::I8(i8::from_le_bytes(bytes)), end)
+        }
+        InType::UINT8 => {
+            let ([byte], end) = read(data, at)?;
+            (Value::U8(byte), end)
+        }
+        InType::ANSI_CHAR => {
+            let ([byte], end) = read(data, at)?;
+            (Value::Char8(byte), end)
+        }
+        InType::INT16 => {
+            let (bytes, end) = read(data, at)?;
+            (Value::I16(i16::from_le_bytes(bytes)), end)
+        }
+        InType::UINT16 => {
+            let (bytes, end) = read(data, at)?;
+            (Value::U16(u16::from_le_bytes(bytes)), end)
+        }
+        InType::UNICODE_CHAR => {
+            let (bytes, end) = read(data, at)?;
+            (Value::Char16(u16::from_le_bytes(bytes)), end)
+        }
+        InType::INT32 => {
+            let (bytes, end) = read(data, at)?;
+            (Value::I32(i32::from_le_bytes(bytes)), end)
+        }
+        InType::UINT32 => {
+            let (bytes, end) = read(data, at)?;
+            (Value::U32(u32::from_le_bytes(bytes)), end)
+        }
+        InType::HEXINT32 => {
+            let (bytes, end) = read(data, at)?;
+            (Value::HexInt32(u32::from_le_bytes(bytes)), end)
+        }
+        InType::FLOAT => {
+            let (bytes, end) = read(data, at)?;
+            (Value::F32(f32::from_le_bytes(bytes)), end)
+        }
+        InType::BOOLEAN => {
+            let (bytes, end) = read(data, at)?;
+            (Value::Bool(u32::from_le_bytes(bytes)), end)
+        }
+        InType::INT64 => {
+            let (bytes, end) = read(data, at)?;
+            (Value::I64(i64::from_le_bytes(bytes)), end)
+        }
+        InType::UINT64 => {
+            let (bytes, end) = read(data, at)?;
+            (Value::U64(u64::from_le_bytes(bytes)), end)
+        }
+        InType::HEXINT64 => {
+            let (bytes, end) = read(data, at)?;
+            (Value::HexInt64(u64::from_le_bytes(bytes)), end)
+        }
+        InType::DOUBLE => {
+            let (bytes, end) = read(data, at)?;
+            (Value::F64(f64::from_le_bytes(bytes)), end)
+        }
+        InType::FILETIME => {
+            let (bytes, end) = read(data, at)?;
+            (Value::FileTime(u64::from_le_bytes(bytes)), end)
+        }
+        InType::POINTER | InType::SIZET if pointer_size == 4 => {
+            let (bytes, end) = read(data, at)?;
+            (Value::Pointer(u64::from(u32::from_le_bytes(bytes))), end)
+        }
+        InType::POINTER | InType::SIZET => {
+            let (bytes, end) = read(data, at)?;
+            (Value::Pointer(u64::from_le_bytes(bytes)), end)
+        }
+        InType::GUID => {
+            let (bytes, end) = read(data, at)?;
+            (Value::Guid(Guid::from_bytes_le(bytes)), end)
+        }
+        InType::SYSTEMTIME => {
+            let (bytes, end) = read(data, at)?;
+            (Value::SystemTime(SystemTime::from_bytes(&bytes)), end)
+        }
+        _ => return None,
+    })
 }
 
 /// Where the first NUL character of `unit` bytes (1 or 2) starts in `bytes`, counting in whole
