@@ -1162,7 +1162,32 @@ fn before_nul(bytes: &[u8]) -> &[u8] {
 
 #[cfg(test)]
 mod tests {
-    use super::first_nul;
+    use super::{first_nul, fixed_value};
+    use crate::payload::types::InType;
+
+    /// `fixed_value` reads every type `InType::fixed_size` sizes, as many bytes as it says,
+    /// and no other type: `PayloadDecoder::value` reads those types through it alone.
+    #[test]
+    fn fixed_value_reads_what_fixed_size_sizes() {
+        let data = [0x5au8; 32];
+        for pointer_size in [4u8, 8] {
+            // Every code TDH and TraceLogging define lies below 512.
+            for code in (0..512).chain([0x7fff, 0x8000, u16::MAX]) {
+                let in_type = InType(code);
+                let read = fixed_value(in_type, &data, 3, pointer_size).map(|(_, end)| end - 3);
+                let size = in_type.fixed_size(pointer_size).map(usize::from);
+                assert_eq!(
+                    read, size,
+                    "in-type {code}, pointers of {pointer_size} bytes"
+                );
+                if let Some(size) = size.filter(|size| *size > 0) {
+                    // One byte short: nothing read.
+                    let short = data.get(..3 + size - 1).unwrap();
+                    assert!(fixed_value(in_type, short, 3, pointer_size).is_none());
+                }
+            }
+        }
+    }
 
     /// The first NUL found a character at a time, as the rule says it.
     fn first_nul_by_character(bytes: &[u8], unit: usize) -> Option<usize> {
