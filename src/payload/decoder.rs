@@ -823,17 +823,13 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
         }
     }
 
+    /// `LEN` bytes at the current offset, moving past them.
     #[inline(always)]
-    fn fixed<const LEN: usize>(&mut self) -> Result<&'d [u8; LEN], PayloadErrorKind> {
-        let data: &'d [u8] = self.data;
-        match data.get(self.at..).and_then(<[u8]>::first_chunk::<LEN>) {
-            Some(bytes) => {
-                // Within the data, so at most `data.len()`: no overflow.
-                self.at = self.at.wrapping_add(LEN);
-                Ok(bytes)
-            }
-            None => Err(self.too_short(LEN)),
-        }
+    fn fixed<const LEN: usize>(&mut self) -> Result<[u8; LEN], PayloadErrorKind> {
+        let (bytes, end) =
+            bytes_at::<LEN>(self.data, self.at).ok_or_else(|| self.too_short(LEN))?;
+        self.at = end;
+        Ok(bytes)
     }
 
     #[cold]
@@ -922,7 +918,7 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
                 Value::Ansi(rest)
             }
             InType::HEXDUMP => {
-                let count = u32::from_le_bytes(*self.fixed()?);
+                let count = u32::from_le_bytes(self.fixed()?);
                 Value::Binary(self.take(u64::from(count))?.0)
             }
             // A fixed-size type whose value does not fit in what is left.
@@ -988,6 +984,14 @@ fn item_of_value<'s, 'd, N>(
     }
 }
 
+/// `LEN` bytes at `at` in `data`, and the offset after them; `None` when they do not fit.
+#[inline(always)]
+fn bytes_at<const LEN: usize>(data: &[u8], at: usize) -> Option<([u8; LEN], usize)> {
+    let bytes = data.get(at..)?.first_chunk::<LEN>()?;
+    // Within `data`, so at most its length: no overflow.
+    Some((*bytes, at.wrapping_add(LEN)))
+}
+
 /// The value of a fixed-size in-type (each type [`InType::fixed_size`] gives a size) at `at`
 /// in `data`, and the offset after it; `None` for the other types, and for a value that does
 /// not fit. Pointers and `SIZE_T`s are `pointer_size` bytes.
@@ -998,93 +1002,86 @@ fn fixed_value(
     at: usize,
     pointer_size: u8,
 ) -> Option<(Value<'_>, usize)> {
-    /// `LEN` bytes at `at`, and the offset after them.
-    #[inline(always)]
-    fn read<const LEN: usize>(data: &[u8], at: usize) -> Option<([u8; LEN], usize)> {
-        let bytes = data.get(at..)?.first_chunk::<LEN>()?;
-        // Within `data`, so at most its length: no overflow.
-        Some((*bytes, at.wrapping_add(LEN)))
-    }
     Some(match in_type {
         InType::NULL => (Value::Null, at),
         InType::INT8 => {
-            let (bytes, end) = read(data, at)?;
+            let (bytes, end) = bytes_at(data, at)?;
             (Value::I8(i8::from_le_bytes(bytes)), end)
         }
         InType::UINT8 => {
-            let ([byte], end) = read(data, at)?;
+            let ([byte], end) = bytes_at(data, at)?;
             (Value::U8(byte), end)
         }
         InType::ANSI_CHAR => {
-            let ([byte], end) = read(data, at)?;
+            let ([byte], end) = bytes_at(data, at)?;
             (Value::Char8(byte), end)
         }
         InType::INT16 => {
-            let (bytes, end) = read(data, at)?;
+            let (bytes, end) = bytes_at(data, at)?;
             (Value::I16(i16::from_le_bytes(bytes)), end)
         }
         InType::UINT16 => {
-            let (bytes, end) = read(data, at)?;
+            let (bytes, end) = bytes_at(data, at)?;
             (Value::U16(u16::from_le_bytes(bytes)), end)
         }
         InType::UNICODE_CHAR => {
-            let (bytes, end) = read(data, at)?;
+            let (bytes, end) = bytes_at(data, at)?;
             (Value::Char16(u16::from_le_bytes(bytes)), end)
         }
         InType::INT32 => {
-            let (bytes, end) = read(data, at)?;
+            let (bytes, end) = bytes_at(data, at)?;
             (Value::I32(i32::from_le_bytes(bytes)), end)
         }
         InType::UINT32 => {
-            let (bytes, end) = read(data, at)?;
+            let (bytes, end) = bytes_at(data, at)?;
             (Value::U32(u32::from_le_bytes(bytes)), end)
         }
         InType::HEXINT32 => {
-            let (bytes, end) = read(data, at)?;
+            let (bytes, end) = bytes_at(data, at)?;
             (Value::HexInt32(u32::from_le_bytes(bytes)), end)
         }
         InType::FLOAT => {
-            let (bytes, end) = read(data, at)?;
+            let (bytes, end) = bytes_at(data, at)?;
             (Value::F32(f32::from_le_bytes(bytes)), end)
         }
         InType::BOOLEAN => {
-            let (bytes, end) = read(data, at)?;
+            let (bytes, end) = bytes_at(data, at)?;
             (Value::Bool(u32::from_le_bytes(bytes)), end)
         }
         InType::INT64 => {
-            let (bytes, end) = read(data, at)?;
+            let (bytes, end) = bytes_at(data, at)?;
             (Value::I64(i64::from_le_bytes(bytes)), end)
         }
         InType::UINT64 => {
-            let (bytes, end) = read(data, at)?;
+            let (bytes, end) = bytes_at(data, at)?;
             (Value::U64(u64::from_le_bytes(bytes)), end)
         }
         InType::HEXINT64 => {
-            let (bytes, end) = read(data, at)?;
+            let (bytes, end) = bytes_at(data, at)?;
             (Value::HexInt64(u64::from_le_bytes(bytes)), end)
         }
         InType::DOUBLE => {
-            let (bytes, end) = read(data, at)?;
+            let (bytes, end) = bytes_at(data, at)?;
             (Value::F64(f64::from_le_bytes(bytes)), end)
         }
         InType::FILETIME => {
-            let (bytes, end) = read(data, at)?;
+            let (bytes, end) = bytes_at(data, at)?;
             (Value::FileTime(u64::from_le_bytes(bytes)), end)
         }
         InType::POINTER | InType::SIZET if pointer_size == 4 => {
-            let (bytes, end) = read(data, at)?;
+            let (bytes, end) = bytes_at(data, at)?;
             (Value::Pointer(u64::from(u32::from_le_bytes(bytes))), end)
         }
         InType::POINTER | InType::SIZET => {
-            let (bytes, end) = read(data, at)?;
+            let (bytes, end) = bytes_at(data, at)?;
             (Value::Pointer(u64::from_le_bytes(bytes)), end)
         }
         InType::GUID => {
-            let (bytes, end) = read(data, at)?;
+            let (bytes, end) = bytes_at(data, at)?;
             (Value::Guid(Guid::from_bytes_le(bytes)), end)
         }
         InType::SYSTEMTIME => {
-            let (bytes, end) = read(data, at)?;
+            let (bytes, end) = bytes_at(data, at)?;
             (Value::SystemTime(SystemTime::from_bytes(&bytes)), end)
         }
         _ => return None,
