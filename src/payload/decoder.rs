@@ -395,9 +395,10 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
                         (self.at, self.next) = (at, index);
                         return acc;
                     };
-                    if field.is_struct() || field.count != Count::One {
+                    if field.count != Count::One {
                         break;
                     }
+                    // A structure has no fixed size: it is never read here.
                     if let Some((value, end)) = fixed_value(field.in_type, data, at, pointer_size) {
                         if field.in_type.is_integer() {
                             self.remember(index, at);
@@ -405,11 +406,14 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
                         let item = item_of_value(field, index, None, data, at, end, value);
                         (at, index) = (end, index.saturating_add(1));
                         acc = f(acc, Ok(item));
-                    } else {
-                        (self.at, self.next) = (at, index.saturating_add(1));
-                        acc = f(acc, self.value_item(index, None, field));
-                        (at, index) = (self.at, self.next);
+                        continue;
                     }
+                    if field.is_struct() {
+                        break;
+                    }
+                    (self.at, self.next) = (at, index.saturating_add(1));
+                    acc = f(acc, self.value_item(index, None, field));
+                    (at, index) = (self.at, self.next);
                 }
                 (self.at, self.next) = (at, index);
             }
@@ -420,6 +424,54 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
                 let fields: &'s [FieldSchema<N>] = self.fields;
                 if let Some(values) = fields.get(field).filter(|field| !field.is_struct()) {
                     let mut element = next;
+                    // Fixed-size values are read in place with the offset in a local, the
+                    // item limit taken for the run at once; the first that does not fit (or
+                    // a type of no fixed size) is left to the loop after, which reports it.
+                    let (data, pointer_size) = (self.data, self.pointer_size);
+                    let allowed = u32::try_from(self.items_left).unwrap_or(u32::MAX);
+                    let run_end = element.saturating_add(len.saturating_sub(element).min(allowed));
+                    let mut at = self.at;
+                    // The commonest element types (a map's offsets, a stack's frames), the type
+                    // matched once for the run rather than for each element.
+                    let run = ElementRun {
+                        values,
+                        field,
+                        data,
+                        end: run_end,
+                    };
+                    acc = match (values.in_type, pointer_size) {
+                        (InType::UINT32, _) => {
+                            run.fold(&mut at, &mut element, acc, &mut f, |raw| {
+                                Value::U32(u32::from_le_bytes(raw))
+                            })
+                        }
+                        (InType::UINT64, _) => {
+                            run.fold(&mut at, &mut element, acc, &mut f, |raw| {
+                                Value::U64(u64::from_le_bytes(raw))
+                            })
+                        }
+                        (InType::POINTER | InType::SIZET, 8) => {
+                            run.fold(&mut at, &mut element, acc, &mut f, |raw| {
+                                Value::Pointer(u64::from_le_bytes(raw))
+                            })
+                        }
+                        _ => acc,
+                    };
+                    while element < run_end {
+                        let Some((value, end)) =
+                            fixed_value(values.in_type, data, at, pointer_size)
+                        else {
+                            break;
+                        };
+                        let item =
+                            item_of_value(values, field, Some(element), data, at, end, value);
+                        // Below `run_end`, so no overflow.
+                        (at, element) = (end, element.saturating_add(1));
+                        acc = f(acc, Ok(item));
+                    }
+                    self.at = at;
+                    let taken = usize_from_u32(element.saturating_sub(next));
+                    self.items_left = self.items_left.saturating_sub(taken);
                     while element < len && self.items_left > 0 && !self.failed {
                         self.items_left = self.items_left.saturating_sub(1);
                         let item = self.value_item(field, Some(element), values);
@@ -963,6 +1015,56 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
     }
 }
 
+/// Elements of an array of fixed-size values, up to `end`: see [`ElementRun::fold`].
+struct ElementRun<'s, 'd, N> {
+    /// The array's field.
+    values: &'s FieldSchema<N>,
+    /// Its index.
+    field: usize,
+    data: &'d [u8],
+    /// The element to stop before.
+    end: u32,
+}
+
+impl<'s, 'd, N> ElementRun<'s, 'd, N> {
+    /// Hands `f` the elements from `*element` up to `end` that lie whole in the data from
+    /// `*at`, each `LEN` bytes read by `read`, moving `*at` and `*element` past them; an
+    /// element that does not fit is left where it starts, for the caller to report.
+    #[inline(always)]
+    fn fold<B, const LEN: usize>(
+        &self,
+        at: &mut usize,
+        element: &mut u32,
+        mut acc: B,
+        f: &mut impl FnMut(B, Result<Item<'s, 'd, N>, PayloadError>) -> B,
+        read: impl Fn([u8; LEN]) -> Value<'d>,
+    ) -> B {
+        let rest = self.data.get(*at..).unwrap_or_default();
+        let count = usize_from_u32(self.end.saturating_sub(*element));
+        // At most the whole elements of `rest`, so within it.
+        let whole = count
+            .min(rest.len().checked_div(LEN).unwrap_or(0))
+            .saturating_mul(LEN);
+        for chunk in rest.get(..whole).unwrap_or_default().chunks_exact(LEN) {
+            let Some(raw) = chunk.first_chunk::<LEN>() else {
+                break;
+            };
+            let item = Item {
+                field: self.values,
+                index: u16::try_from(self.field).unwrap_or(u16::MAX),
+                element: Some(*element),
+                offset: *at,
+                bytes: chunk,
+                kind: ItemKind::Value(read(*raw)),
+            };
+            // Within the data and below `end`: no overflow.
+            (*at, *element) = (at.saturating_add(LEN), element.saturating_add(1));
+            acc = f(acc, Ok(item));
+        }
+        acc
+    }
+}
+
 /// The item of `value`, read in place from `data[start..end]` for the field at `index`.
 #[inline(always)]
 fn item_of_value<'s, 'd, N>(
@@ -1089,7 +1191,7 @@ fn fixed_value(
 }
 
 /// Where the first NUL character of `unit` bytes (1 or 2) starts in `bytes`, counting in whole
-/// characters from the start; eight bytes are looked at a time.
+/// characters from the start; sixteen bytes are looked at a time, as two words.
 fn first_nul(bytes: &[u8], unit: usize) -> Option<usize> {
     // A lane of a word is zero where subtracting 1 from it borrows into its top bit while the
     // lane's own top bit was clear; the lowest such lane is the first zero one (a borrow only
@@ -1099,25 +1201,46 @@ fn first_nul(bytes: &[u8], unit: usize) -> Option<usize> {
     } else {
         (0x0101_0101_0101_0101u64, 0x8080_8080_8080_8080u64)
     };
-    let mut words = bytes.chunks_exact(8);
+    let zero_lanes = |word: &[u8; 8]| {
+        let word = u64::from_le_bytes(*word);
+        word.wrapping_sub(ones) & !word & tops
+    };
+    // The first zero lane of a word that has one, as a byte offset in it.
+    let lane_offset = |zero: u64| {
+        let lane_bits = 8u32.saturating_mul(u32::try_from(unit).unwrap_or(1));
+        let lane = zero.trailing_zeros().checked_div(lane_bits)?;
+        usize::try_from(lane).ok()?.checked_mul(unit)
+    };
+    let mut pairs = bytes.chunks_exact(16);
     let mut start = 0usize;
-    for word in words.by_ref() {
-        let word = u64::from_le_bytes(word.try_into().unwrap_or([0xff; 8]));
-        let zero = word.wrapping_sub(ones) & !word & tops;
-        if zero != 0 {
-            let lane_bits = 8u32.saturating_mul(u32::try_from(unit).unwrap_or(1));
-            let lane = zero.trailing_zeros().checked_div(lane_bits)?;
-            return start.checked_add(usize::try_from(lane).ok()?.checked_mul(unit)?);
+    for pair in pairs.by_ref() {
+        let (Some(low), Some(high)) = (pair.first_chunk::<8>(), pair.last_chunk::<8>()) else {
+            break;
+        };
+        let (low, high) = (zero_lanes(low), zero_lanes(high));
+        if low | high != 0 {
+            return if low != 0 {
+                start.checked_add(lane_offset(low)?)
+            } else {
+                start.checked_add(8)?.checked_add(lane_offset(high)?)
+            };
         }
-        start = start.saturating_add(8);
+        start = start.saturating_add(16);
     }
-    let tail = words.remainder();
+    let mut rest = pairs.remainder();
+    if let Some((word, after)) = rest.split_first_chunk::<8>() {
+        let zero = zero_lanes(word);
+        if zero != 0 {
+            return start.checked_add(lane_offset(zero)?);
+        }
+        (rest, start) = (after, start.saturating_add(8));
+    }
     let found = if unit == 2 {
-        tail.chunks_exact(2)
+        rest.chunks_exact(2)
             .position(|pair| matches!(pair, [0, 0]))
             .and_then(|units| units.checked_mul(2))
     } else {
-        tail.iter().position(|byte| *byte == 0)
+        rest.iter().position(|byte| *byte == 0)
     };
     start.checked_add(found?)
 }

@@ -188,15 +188,24 @@ impl KernelEvent {
     /// assert_eq!(fields[3].name, "Stack");
     /// assert_eq!(fields[3].count, etw_classic::payload::Count::Fixed(3));
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn fields_for(&self, data_len: usize, bitness: Bitness) -> KernelFields {
+        if self.tail != Tail::LastArrayToEnd {
+            return KernelFields {
+                table: self.fields,
+                sized: None,
+            };
+        }
+        self.fields_to_end(data_len, bitness)
+    }
+
+    /// [`fields_for`](Self::fields_for) of a [`Tail::LastArrayToEnd`] event.
+    #[inline(never)]
+    fn fields_to_end(&self, data_len: usize, bitness: Bitness) -> KernelFields {
         let table = KernelFields {
             table: self.fields,
             sized: None,
         };
-        if self.tail != Tail::LastArrayToEnd {
-            return table;
-        }
         let pointer_size = match bitness {
             Bitness::Bits32 => 4,
             Bitness::Bits64 => 8,
