@@ -10,13 +10,18 @@
 //! - `thread_start_10_fields`: ProcessID, ThreadID, StackBase, StackLimit, UserStackBase,
 //!   UserStackLimit, StartAddr, Win32StartAddr, TebBase (pointers), SubProcessTag.
 //!
+//! And one made mostly of arrays, as the .NET runtime writes a method's IL-to-native map
+//! (`MethodILToNativeMap`, ClrEtwAll.man's template): `il_to_native_map_16_entries`:
+//! MethodID, ReJITID, MethodExtent, CountOfMapEntries (16), ILOffsets and NativeOffsets
+//! (`UInt32` arrays of that count), ClrInstanceID; 41 items.
+//!
 //! Each iteration walks the whole event with `PayloadDecoder` (its `for_each`, the walk the
 //! outputs take) and hands every item to `black_box`: what a sink must do at least. `cargo bench --bench payload`; nothing is asserted.
 
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use etw_classic::payload::{FieldSchema, InType, OutType, PayloadDecoder};
+use etw_classic::payload::{Count, FieldSchema, InType, OutType, PayloadDecoder};
 use etw_classic::Bitness;
 
 fn utf16z(text: &str) -> Vec<u8> {
@@ -95,6 +100,31 @@ fn thread_start() -> (Vec<FieldSchema<&'static str>>, Vec<u8>) {
     (fields, data)
 }
 
+fn il_to_native_map() -> (Vec<FieldSchema<&'static str>>, Vec<u8>) {
+    let fields = vec![
+        FieldSchema::new("MethodID", InType::UINT64),
+        FieldSchema::new("ReJITID", InType::UINT64),
+        FieldSchema::new("MethodExtent", InType::UINT8),
+        FieldSchema::new("CountOfMapEntries", InType::UINT16),
+        FieldSchema::new("ILOffsets", InType::UINT32).with_count(Count::FromField(3)),
+        FieldSchema::new("NativeOffsets", InType::UINT32).with_count(Count::FromField(3)),
+        FieldSchema::new("ClrInstanceID", InType::UINT16),
+    ];
+    let mut data = Vec::new();
+    data.extend(0x7ff8_1c2d_5e40u64.to_le_bytes());
+    data.extend(0u64.to_le_bytes());
+    data.push(0);
+    data.extend(16u16.to_le_bytes());
+    for il in 0..16u32 {
+        data.extend((il * 6).to_le_bytes());
+    }
+    for native in 0..16u32 {
+        data.extend((native * 11).to_le_bytes());
+    }
+    data.extend(9u16.to_le_bytes());
+    (fields, data)
+}
+
 fn walk(fields: &[FieldSchema<&str>], data: &[u8]) {
     PayloadDecoder::new(black_box(fields), black_box(data), Bitness::Bits64).for_each(|item| {
         if let Ok(item) = item {
@@ -108,11 +138,12 @@ fn payload(c: &mut Criterion) {
     for (name, (fields, data)) in [
         ("process_start_16_fields", process_start()),
         ("thread_start_10_fields", thread_start()),
+        ("il_to_native_map_16_entries", il_to_native_map()),
     ] {
         // Every field decodes and every byte is a field's.
         let mut decoder = PayloadDecoder::new(&fields, &data, Bitness::Bits64);
-        assert_eq!(decoder.by_ref().filter(Result::is_ok).count(), fields.len());
-        assert!(decoder.rest().is_empty());
+        assert!(decoder.by_ref().all(|item| item.is_ok()));
+        assert!(!decoder.failed() && decoder.rest().is_empty());
         group.throughput(Throughput::Elements(1));
         group.bench_function(name, |b| b.iter(|| walk(&fields, &data)));
     }

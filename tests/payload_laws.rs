@@ -590,3 +590,124 @@ fn wbem_sid_by_pointer_size() {
     assert_eq!(sid.to_string(), "S-1-5-18");
     assert_eq!(items[1].kind, ItemKind::Value(Value::U8(9)));
 }
+
+/// What one walk of an event gave: each item's field index, element, offset, bytes and kind
+/// (as printed), then the error, and where the walk stands.
+type Listed = (
+    Vec<(u16, Option<u32>, usize, Vec<u8>, String)>,
+    Option<etw_classic::payload::PayloadError>,
+    usize,
+);
+
+/// Walks `data` with `fields` at `bitness` by `next` (`by_iterator`) or by `for_each_item`.
+fn list(fields: &[FieldSchema<&str>], data: &[u8], bitness: Bitness, by_iterator: bool) -> Listed {
+    let mut decoder = PayloadDecoder::new(fields, data, bitness);
+    let mut items = Vec::new();
+    let mut error = None;
+    let mut take = |item: Result<etw_classic::payload::Item<'_, '_, &str>, _>| match item {
+        Ok(item) => items.push((
+            item.index,
+            item.element,
+            item.offset,
+            item.bytes.to_vec(),
+            format!("{:?}", item.kind),
+        )),
+        Err(e) => error = Some(e),
+    };
+    if by_iterator {
+        decoder.by_ref().for_each(&mut take);
+    } else {
+        decoder.for_each_item(&mut take);
+    }
+    (items, error, decoder.offset())
+}
+
+/// Arrays of the element types read a run at a time (`UINT32`, `UINT64`, 8-byte pointers and
+/// `SIZE_T`s) and of others read one by one (4-byte pointers, `HEXINT64`, `UINT16`), whole and
+/// cut at every byte: both walks agree item for item; whole, each element is the number
+/// written, at its offset; cut, the array's count is refused before any element is read.
+#[test]
+fn arrays_of_fixed_size_values_whole_and_cut() {
+    use etw_classic::payload::PayloadErrorKind;
+    let cases = [
+        (InType::UINT32, Bitness::Bits64, 4u8),
+        (InType::UINT64, Bitness::Bits64, 8),
+        (InType::POINTER, Bitness::Bits64, 8),
+        (InType::SIZET, Bitness::Bits64, 8),
+        (InType::POINTER, Bitness::Bits32, 4),
+        (InType::HEXINT64, Bitness::Bits64, 8),
+        (InType::UINT16, Bitness::Bits64, 2),
+    ];
+    for (in_type, bitness, size) in cases {
+        let fields = [
+            FieldSchema::new("Count", InType::UINT8),
+            FieldSchema::new("Values", in_type).with_count(Count::FromField(0)),
+            FieldSchema::new("After", InType::UINT8),
+        ];
+        let width = usize::from(size);
+        let mut data = vec![5u8];
+        let mut written = Vec::new();
+        for element in 1..=5u64 {
+            let bytes = 0x0807_0605_0403_0201u64.wrapping_mul(element).to_le_bytes();
+            let mut number = [0u8; 8];
+            number[..width].copy_from_slice(&bytes[..width]);
+            written.push((1 + written.len() * width, u64::from_le_bytes(number)));
+            data.extend_from_slice(&bytes[..width]);
+        }
+        data.push(0x7f);
+        let end_of_values = 1 + 5 * width;
+        for cut in 0..=data.len() {
+            let data = &data[..cut];
+            let by_next = list(&fields, data, bitness, true);
+            assert_eq!(
+                list(&fields, data, bitness, false),
+                by_next,
+                "{in_type:?} cut at {cut}: for_each_item and next differ"
+            );
+            let (items, error, _) = by_next;
+            let elements: Vec<(usize, u64, String)> = items
+                .iter()
+                .filter(|(index, element, ..)| *index == 1 && element.is_some())
+                .map(|(_, _, offset, bytes, kind)| {
+                    let mut number = [0u8; 8];
+                    number[..bytes.len()].copy_from_slice(bytes);
+                    (*offset, u64::from_le_bytes(number), kind.clone())
+                })
+                .collect();
+            let whole = if cut >= end_of_values { 5 } else { 0 };
+            let read: Vec<(usize, u64)> = elements.iter().map(|(at, n, _)| (*at, *n)).collect();
+            assert_eq!(read, written[..whole], "{in_type:?} cut at {cut}");
+            // Each element's kind says the same number.
+            for (_, number, kind) in &elements {
+                assert!(kind.contains(&number.to_string()), "{in_type:?}: {kind}");
+            }
+            let error = error.map(|error| (error.field, error.element, error.offset, error.kind));
+            let expected = match cut {
+                0 => Some((
+                    0,
+                    None,
+                    0,
+                    PayloadErrorKind::TooShort { needed: 1, left: 0 },
+                )),
+                cut if cut < end_of_values => Some((
+                    1,
+                    None,
+                    1,
+                    PayloadErrorKind::CountTooLarge {
+                        count: 5,
+                        element_size: size,
+                        left: cut - 1,
+                    },
+                )),
+                cut if cut == end_of_values => Some((
+                    2,
+                    None,
+                    cut,
+                    PayloadErrorKind::TooShort { needed: 1, left: 0 },
+                )),
+                _ => None,
+            };
+            assert_eq!(error, expected, "{in_type:?} cut at {cut}");
+        }
+    }
+}
