@@ -101,7 +101,7 @@ fn every_file_a_command_names_exists() {
                 }
             }
             for example in after(span, "--example") {
-                if !["examples", "firmware/examples"]
+                if !["examples", "firmware/examples", "decode/examples"]
                     .iter()
                     .any(|folder| root.join(folder).join(format!("{example}.rs")).is_file())
                 {
