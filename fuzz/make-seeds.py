@@ -1236,6 +1236,11 @@ def etl_time_order_seeds():
         # 40 processors, one buffer each, in reverse SequenceNumber order.
         etl_time_order_input(SIXTY_FOUR | SORTED | PROC_INDEX, 64, 4,
                              [(p, 40 - p, p % 2, [p, 1]) for p in range(40)]),
+        # One processor's 13 buffers of one SequenceNumber, each expanding to 41 KiB of events:
+        # the events handed over take many times the bytes the walk holds.
+        etl_time_order_input(SIXTY_FOUR | SORTED | PROC_INDEX, 2, 61,
+                             [(0, -94, EXPAND | (40 << 2), [1, 2])] * 13
+                             + [(1, 0, LITERALS, [1])]),
     ]
 
 
