@@ -279,6 +279,7 @@ impl Registry {
 
     /// The schema under `key`; for a classic key with no schema of its version, the schema of
     /// its event type that holds for every version.
+    #[inline(always)]
     pub fn get(&self, key: &SchemaKey) -> Option<&Arc<EventSchema>> {
         self.schemas.get(key).or_else(|| match *key {
             SchemaKey::Classic {

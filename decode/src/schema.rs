@@ -227,6 +227,7 @@ pub enum SchemaKey {
 /// lookup made for every event of a trace: derived, the hash took a step for each part of the
 /// GUID, its length and each number, one after another.
 impl core::hash::Hash for SchemaKey {
+    #[inline(always)]
     fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
         let (guid, rest) = match *self {
             Self::Descriptor {
