@@ -977,10 +977,13 @@ fn fixed_sizes_agree_with_perfviews_length_checks() {
         (IMAGE_ID, 0x28, 2, 8, 1, "DbgDetermTraceData"),
         (IMAGE_ID, 0x20, 2, 8, 1, "DbgDetermTraceData"),
     ];
+    // The events whose every field is one value of a fixed size: the tables size them too
+    // (`KernelEvent::fixed_size`, the size the walk's shortcut checks before reading them).
+    let mut sized_by_the_tables = 0;
     for (class, event_type, version, n, pointers, perfview) in checks {
         let event = kernel::lookup(class, event_type, version)
             .unwrap_or_else(|| panic!("{perfview}: no type {event_type} version {version}"));
-        for pointer_size in [4u8, 8] {
+        for (pointer_size, bitness) in [(4u8, Bitness::Bits32), (8, Bitness::Bits64)] {
             let expected = n + (u64::from(pointer_size) - 4) * pointers;
             assert_eq!(
                 fixed_size(event, pointer_size),
@@ -989,8 +992,73 @@ fn fixed_sizes_agree_with_perfviews_length_checks() {
                 event.event_name(),
                 event.mof_class
             );
+            let one_value_each = event.fields.iter().all(|field| {
+                field.count == etw_classic::payload::Count::One
+                    && field.in_type.fixed_size(pointer_size).is_some()
+            });
+            let sized = event.fixed_size(bitness).map(|size| size as u64);
+            assert_eq!(
+                sized,
+                one_value_each.then_some(expected),
+                "{} ({}): the tables' own size, with {pointer_size}-byte pointers",
+                event.event_name(),
+                event.mof_class
+            );
+            sized_by_the_tables += usize::from(sized.is_some());
         }
     }
+    // All but the IPv6 events (their addresses are 16-byte binary fields) and the CPU
+    // configuration (strings of a fixed length), on both pointer sizes.
+    assert_eq!(sized_by_the_tables, 34);
+}
+
+/// Every event of the tables whose fields are each one value of a fixed size gives, through
+/// `KernelEvent::for_each_fixed_field`, the fields and values `PayloadDecoder` gives, for
+/// data of its size and longer, on both pointer sizes; data one byte short gets nothing from
+/// it (the decoder walks it and says where it fails).
+#[test]
+fn fixed_field_shortcut_gives_what_the_decoder_gives() {
+    let mut checked = 0;
+    for class in &kernel::CLASSES {
+        for event in class.events {
+            for bitness in [Bitness::Bits32, Bitness::Bits64] {
+                let Some(size) = event.fixed_size(bitness) else {
+                    continue;
+                };
+                // Bytes that differ from field to field, so that a value read at the wrong
+                // offset shows.
+                let data: Vec<u8> = (0..size + 3).map(|at| (at * 37 + 11) as u8).collect();
+                for len in [size, size + 3] {
+                    let data = &data[..len];
+                    let mut shortcut = Vec::new();
+                    assert!(event.for_each_fixed_field(data, bitness, |field, value| {
+                        shortcut.push((field.name, value))
+                    }));
+                    let decoded: Vec<(&str, Value<'_>)> =
+                        PayloadDecoder::new(event.fields, data, bitness)
+                            .map(|item| {
+                                let item = item.expect("the decoder reads every field");
+                                match item.kind {
+                                    ItemKind::Value(value) => (item.field.name, value),
+                                    other => panic!("{}: {other:?}", item.field.name),
+                                }
+                            })
+                            .collect();
+                    assert_eq!(shortcut, decoded, "{} {bitness:?}", event.event_name());
+                }
+                if let Some(short) = size.checked_sub(1) {
+                    assert!(
+                        !event.for_each_fixed_field(&data[..short], bitness, |_, _| {
+                            panic!("{}: a field handed on from short data", event.event_name())
+                        })
+                    );
+                }
+                checked += 1;
+            }
+        }
+    }
+    // PerfInfo, TcpIp, UdpIp, PageFault, DiskIo and others: hundreds of (event, pointer size).
+    assert!(checked > 100, "{checked}");
 }
 
 /// Test 4: KernelTraceControl's `ImageID` events of the two net traces. The counts are the

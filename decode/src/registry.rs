@@ -949,8 +949,16 @@ impl Identified<'_, '_> {
         let bitness = facts.bitness.unwrap_or(Bitness::Bits64);
         Ok(match self {
             Self::Schema(schema) => walk_fields(&schema.fields, data, bitness, visit),
+            // Most kernel events (a CPU trace's samples) are a few fixed-size values.
             Self::Kernel(event) => {
-                walk_fields(&event.fields_for(data.len(), bitness), data, bitness, visit)
+                let fixed = event.for_each_fixed_field(data, bitness, |field, value| {
+                    visit(field.name, &ItemKind::Value(value));
+                });
+                if fixed {
+                    None
+                } else {
+                    walk_fields(&event.fields_for(data.len(), bitness), data, bitness, visit)
+                }
             }
             Self::TraceLogging { event, .. } => {
                 walk_fields(&tracelogging_fields(event)?, data, bitness, visit)

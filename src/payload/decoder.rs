@@ -1065,6 +1065,36 @@ impl<'s, 'd, N> ElementRun<'s, 'd, N> {
     }
 }
 
+/// Hands `visit` each of `fields` and its value, read in turn from the start of `data`,
+/// stopping at the first that is not one value of a fixed size or does not fit: for callers
+/// that know every field is one and fits ([`KernelEvent::for_each_fixed_field`]).
+///
+/// [`KernelEvent::for_each_fixed_field`]: crate::payload::kernel::KernelEvent::for_each_fixed_field
+#[inline(always)]
+pub(crate) fn for_each_fixed_value<'s, 'd, N>(
+    fields: &'s [FieldSchema<N>],
+    data: &'d [u8],
+    bitness: Bitness,
+    mut visit: impl FnMut(&'s FieldSchema<N>, Value<'d>),
+) {
+    let pointer_size = if matches!(bitness, Bitness::Bits32) {
+        4
+    } else {
+        8
+    };
+    let mut at = 0;
+    for field in fields {
+        if field.count != Count::One {
+            return;
+        }
+        let Some((value, end)) = fixed_value(field.in_type, data, at, pointer_size) else {
+            return;
+        };
+        at = end;
+        visit(field, value);
+    }
+}
+
 /// The item of `value`, read in place from `data[start..end]` for the field at `index`.
 #[inline(always)]
 fn item_of_value<'s, 'd, N>(

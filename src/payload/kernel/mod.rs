@@ -76,6 +76,7 @@ mod process;
 
 use crate::payload::schema::{Count, FieldSchema};
 use crate::payload::types::{InType, OutType};
+use crate::payload::value::Value;
 use crate::wire::{Bitness, EventTraceGroup, Guid, HookId};
 
 /// The provider name TraceEvent and dissect.etl give every kernel event (and TraceEvent the
@@ -131,6 +132,10 @@ pub struct KernelEvent {
     pub fields: &'static [KernelField],
     /// How the data ends.
     pub tail: Tail,
+    /// When every field is one value of a fixed size (`Count::One`, a type
+    /// [`InType::fixed_size`] sizes): how many bytes they fill with 4-byte and with 8-byte
+    /// pointers, worked out when the tables are compiled. See [`fixed_size`](Self::fixed_size).
+    fixed_sizes: Option<[u16; 2]>,
 }
 
 /// The most fields an event of [`Tail::LastArrayToEnd`] has (the stack walk event: time,
@@ -197,6 +202,72 @@ impl KernelEvent {
             };
         }
         self.fields_to_end(data_len, bitness)
+    }
+
+    /// When every field is one value of a fixed size: how many bytes they fill, pointers and
+    /// `SIZE_T`s being as wide as `bitness` says; `None` for an event with an array, a string
+    /// or any other field whose size the data says.
+    ///
+    /// ```
+    /// use etw_classic::payload::kernel::{lookup, PERF_INFO, PROCESS};
+    /// use etw_classic::Bitness;
+    ///
+    /// // PerfInfo/Sample: InstructionPointer, ThreadId, Count, Reserved.
+    /// let sample = lookup(PERF_INFO, 46, 2).unwrap();
+    /// assert_eq!(sample.fixed_size(Bitness::Bits64), Some(8 + 4 + 2 + 2));
+    /// assert_eq!(sample.fixed_size(Bitness::Bits32), Some(4 + 4 + 2 + 2));
+    /// // Process/Start ends with strings and a SID.
+    /// assert_eq!(lookup(PROCESS, 1, 4).unwrap().fixed_size(Bitness::Bits64), None);
+    /// ```
+    #[inline]
+    pub fn fixed_size(&self, bitness: Bitness) -> Option<usize> {
+        let [narrow, wide] = self.fixed_sizes?;
+        Some(usize::from(match bitness {
+            Bitness::Bits32 => narrow,
+            Bitness::Bits64 => wide,
+        }))
+    }
+
+    /// Hands `visit` each field and its value, read in order from the start of `data`, when
+    /// every field is one value of a fixed size ([`fixed_size`](Self::fixed_size)) and
+    /// `data` holds them all; returns whether it did. Otherwise nothing is handed on, and
+    /// [`PayloadDecoder`](crate::payload::PayloadDecoder) walks the data (and says where it
+    /// fails).
+    ///
+    /// The values are those the decoder gives, without its state: nothing to remember for a
+    /// count, no structure or array to open, one length check for the whole event. A sampled
+    /// profile event (four such fields) is the commonest event of a CPU trace.
+    ///
+    /// ```
+    /// use etw_classic::payload::kernel::{lookup, PERF_INFO};
+    /// use etw_classic::payload::Value;
+    /// use etw_classic::Bitness;
+    ///
+    /// let sample = lookup(PERF_INFO, 46, 2).unwrap();
+    /// let data = [0x10, 0x32, 0x54, 0x76, 0x98, 0xba, 0xdc, 0xfe, 42, 0, 0, 0, 1, 0, 0, 0];
+    /// let mut values = Vec::new();
+    /// assert!(sample.for_each_fixed_field(&data, Bitness::Bits64, |field, value| {
+    ///     values.push((field.name, value))
+    /// }));
+    /// assert_eq!(values[0], ("InstructionPointer", Value::Pointer(0xfedc_ba98_7654_3210)));
+    /// assert_eq!(values[1], ("ThreadId", Value::U32(42)));
+    /// // One byte short: nothing is handed on.
+    /// assert!(!sample.for_each_fixed_field(&data[..15], Bitness::Bits64, |_, _| panic!()));
+    /// ```
+    #[inline]
+    pub fn for_each_fixed_field<'d>(
+        &self,
+        data: &'d [u8],
+        bitness: Bitness,
+        visit: impl FnMut(&'static KernelField, Value<'d>),
+    ) -> bool {
+        match self.fixed_size(bitness) {
+            Some(size) if size <= data.len() => {
+                crate::payload::decoder::for_each_fixed_value(self.fields, data, bitness, visit);
+                true
+            }
+            _ => false,
+        }
     }
 
     /// [`fields_for`](Self::fields_for) of a [`Tail::LastArrayToEnd`] event.
@@ -878,7 +949,37 @@ const fn event(
         mof_class,
         fields,
         tail: Tail::Exact,
+        fixed_sizes: fixed_sizes(fields),
     }
+}
+
+/// How many bytes `fields` fill with 4-byte and with 8-byte pointers, when each is one value
+/// of a fixed size; for [`KernelEvent::fixed_sizes`], evaluated when the tables are compiled.
+// Compile-time only: an index out of range or an overflow fails the build; the `as` widens a
+// `u8` (`From` is not callable in a `const fn`).
+#[allow(
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::as_conversions
+)]
+const fn fixed_sizes(fields: &[Field]) -> Option<[u16; 2]> {
+    let mut sizes = [0u16; 2];
+    let mut index = 0;
+    while index < fields.len() {
+        let field = &fields[index];
+        if !matches!(field.count, Count::One) {
+            return None;
+        }
+        match (field.in_type.fixed_size(4), field.in_type.fixed_size(8)) {
+            (Some(narrow), Some(wide)) => {
+                sizes[0] += narrow as u16;
+                sizes[1] += wide as u16;
+            }
+            _ => return None,
+        }
+        index += 1;
+    }
+    Some(sizes)
 }
 
 /// The same event, named as TraceEvent names the provider `provider_name`.
@@ -890,6 +991,9 @@ const fn with_provider(mut event: KernelEvent, provider_name: &'static str) -> K
 /// The same event, its data ending as `tail` says.
 const fn with_tail(mut event: KernelEvent, tail: Tail) -> KernelEvent {
     event.tail = tail;
+    if !matches!(tail, Tail::Exact) {
+        event.fixed_sizes = None;
+    }
     event
 }
 
