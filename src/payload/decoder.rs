@@ -396,6 +396,18 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
                         return acc;
                     };
                     if field.count != Count::One {
+                        // An array of values is opened here and its start handed on from
+                        // here, built where it is handed on: returned from `step`, through
+                        // memory, the start's copy stalled on the stores just made.
+                        // Arrays of structures are `step`'s.
+                        if !field.is_struct() {
+                            (self.at, self.next) = (at, index.saturating_add(1));
+                            let start = self
+                                .open_array(index, field)
+                                .and_then(|(len, start)| self.array_start(index, len, start));
+                            acc = f(acc, start);
+                            (at, index) = (self.at, self.next);
+                        }
                         break;
                     }
                     // A structure has no fixed size: it is never read here.
@@ -479,9 +491,19 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
                         element = element.saturating_add(1);
                         acc = f(acc, item);
                     }
-                    // An error has closed every frame; otherwise the array is still on top.
+                    // An error has closed every frame; otherwise the array is still on top,
+                    // and once its every element is read, it ends here too (as `step_nested`
+                    // ends it, but built where it is handed on).
                     if let Some(Frame::Array { next, .. }) = self.frames.last_mut() {
                         *next = element;
+                        if element >= len {
+                            self.frames.pop();
+                            let at = self.at;
+                            if let Some(end) = self.item(field, None, at, ItemKind::ArrayEnd) {
+                                acc = f(acc, Ok(end));
+                            }
+                            continue;
+                        }
                     }
                 }
             }
@@ -724,13 +746,31 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
     /// The first item of the field at `index`: its value, or the start of its array or
     /// structure.
     fn begin_field(&mut self, index: usize) -> Result<Item<'s, 'd, N>, PayloadError> {
-        let Some(field) = self.fields.get(index) else {
+        let fields: &'s [FieldSchema<N>] = self.fields;
+        let Some(field) = fields.get(index) else {
             let kind = PayloadErrorKind::Schema(SchemaError::TooManyFields { count: index });
             return Err(self.error(index, None, kind));
         };
+        if field.count == Count::One {
+            return self.element(index, None);
+        }
+        let (len, start) = self.open_array(index, field)?;
+        self.array_start(index, len, start)
+    }
+
+    /// Opens the array that is the field at `index` (`field`, whose count is not
+    /// [`Count::One`]): its length read, checked against the bytes left when its elements
+    /// have a fixed size, and its frame pushed. Returns the length and where the field
+    /// starts (its count, for a prefixed array).
+    fn open_array(
+        &mut self,
+        index: usize,
+        field: &FieldSchema<N>,
+    ) -> Result<(u32, usize), PayloadError> {
         let start = self.at;
         let len = match field.count {
-            Count::One => return self.element(index, None),
+            // Not asked for (one value is no array), and an array of one if it were.
+            Count::One => Ok(1),
             Count::Fixed(len) => Ok(u32::from(len)),
             Count::FromField(names) => self.reference(names),
             Count::Prefixed => self
@@ -759,16 +799,28 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
                 return Err(self.error(index, None, kind));
             }
         }
-        let field = self.frame_index(index, None)?;
+        let frame_field = self.frame_index(index, None)?;
         self.push(
             index,
             None,
             Frame::Array {
-                field,
+                field: frame_field,
                 len,
                 next: 0,
             },
         )?;
+        Ok((len, start))
+    }
+
+    /// The item that starts the array at `index`, of `len` elements, whose field starts at
+    /// `start` (its bytes are its count, for a prefixed array).
+    #[inline(always)]
+    fn array_start(
+        &mut self,
+        index: usize,
+        len: u32,
+        start: usize,
+    ) -> Result<Item<'s, 'd, N>, PayloadError> {
         self.item(index, None, start, ItemKind::ArrayStart { len })
             .ok_or_else(|| self.error(index, None, PayloadErrorKind::ItemLimit))
     }
