@@ -333,11 +333,7 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
             data,
             at: 0,
             next: 0,
-            pointer_size: if matches!(bitness, Bitness::Bits32) {
-                4
-            } else {
-                8
-            },
+            pointer_size: pointer_size(bitness),
             frames: Lazy::new(),
             recent: Lazy::new(),
             recent_next: 0,
@@ -497,9 +493,7 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
                     if let Some(Frame::Array { next, .. }) = self.frames.last_mut() {
                         *next = element;
                         if element >= len {
-                            self.frames.pop();
-                            let at = self.at;
-                            if let Some(end) = self.item(field, None, at, ItemKind::ArrayEnd) {
+                            if let Some(end) = self.close_array(field) {
                                 acc = f(acc, Ok(end));
                             }
                             continue;
@@ -680,9 +674,7 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
                 Frame::Array { field, len, next } => {
                     let field = usize_from_u32(*field);
                     if *next >= *len {
-                        self.frames.pop();
-                        let at = self.at;
-                        return self.item(field, None, at, ItemKind::ArrayEnd).map(Ok);
+                        return self.close_array(field).map(Ok);
                     }
                     let element = *next;
                     *next = next.saturating_add(1);
@@ -695,6 +687,15 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
                 }
             }
         }
+    }
+
+    /// Closes the array on top of the frames, the field at `index` whose every element has
+    /// been read: the item that ends it, where the walk stands.
+    #[inline(always)]
+    fn close_array(&mut self, index: usize) -> Option<Item<'s, 'd, N>> {
+        self.frames.pop();
+        let at = self.at;
+        self.item(index, None, at, ItemKind::ArrayEnd)
     }
 
     /// The index after the field at `index` and its members.
@@ -1117,6 +1118,14 @@ impl<'s, 'd, N> ElementRun<'s, 'd, N> {
     }
 }
 
+/// How many bytes a pointer or a `SIZE_T` takes on a logger of `bitness`.
+pub(crate) const fn pointer_size(bitness: Bitness) -> u8 {
+    match bitness {
+        Bitness::Bits32 => 4,
+        Bitness::Bits64 => 8,
+    }
+}
+
 /// Hands `visit` each of `fields` and its value, read in turn from the start of `data`,
 /// stopping at the first that is not one value of a fixed size or does not fit: for callers
 /// that know every field is one and fits ([`KernelEvent::for_each_fixed_field`]).
@@ -1129,11 +1138,7 @@ pub(crate) fn for_each_fixed_value<'s, 'd, N>(
     bitness: Bitness,
     mut visit: impl FnMut(&'s FieldSchema<N>, Value<'d>),
 ) {
-    let pointer_size = if matches!(bitness, Bitness::Bits32) {
-        4
-    } else {
-        8
-    };
+    let pointer_size = pointer_size(bitness);
     let mut at = 0;
     for field in fields {
         if field.count != Count::One {

@@ -277,10 +277,7 @@ impl KernelEvent {
             table: self.fields,
             sized: None,
         };
-        let pointer_size = match bitness {
-            Bitness::Bits32 => 4,
-            Bitness::Bits64 => 8,
-        };
+        let pointer_size = crate::payload::decoder::pointer_size(bitness);
         let Some((last, head)) = self.fields.split_last() else {
             return table;
         };
