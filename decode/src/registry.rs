@@ -518,13 +518,15 @@ impl Registry {
         if let Some(Source::Kernel(group)) = facts.source {
             let (event_type, version) = (facts.opcode.unwrap_or(0), facts.version.unwrap_or(0));
             let hook = HookId::new(group, event_type);
-            return kernel::lookup_hook(hook, version)
-                .map(Identified::Kernel)
-                .ok_or(Undecoded::NoKernelClass {
+            // The error is built only when there is one (`ok_or` built it for every event).
+            return match kernel::lookup_hook(hook, version) {
+                Some(event) => Ok(Identified::Kernel(event)),
+                None => Err(Undecoded::NoKernelClass {
                     group: group.0,
                     event_type,
                     version,
-                });
+                }),
+            };
         }
         let key = SchemaKey::of(facts).ok_or(Undecoded::NotDescribable)?;
         if let Some(schema) = self.get(&key) {
@@ -939,26 +941,40 @@ impl Identified<'_, '_> {
     /// # Errors
     /// TraceLogging metadata whose fields cannot be read; an event that is itself a
     /// description ([`Undecoded::Description`]).
+    #[inline]
     pub fn walk(
         &self,
         facts: &Facts<'_>,
         mut visit: impl FnMut(&str, &ItemKind<'_>),
     ) -> Result<Option<PayloadError>, Undecoded> {
-        let visit = &mut visit;
+        // Most kernel events (a CPU trace's samples) are a few fixed-size values, read here,
+        // where the caller sees that such a walk ends without an error: returned from the
+        // decoder's walk, the outcome (a 96-byte `Result`) was copied out whole for each event.
+        if let Self::Kernel(event) = self {
+            let data = facts.payload.unwrap_or_default();
+            let bitness = facts.bitness.unwrap_or(Bitness::Bits64);
+            let fixed = event.for_each_fixed_field(data, bitness, |field, value| {
+                visit(field.name, &ItemKind::Value(value));
+            });
+            if fixed {
+                return Ok(None);
+            }
+        }
+        self.walk_with_decoder(facts, &mut visit)
+    }
+
+    /// [`walk`](Self::walk) with the core's decoder.
+    fn walk_with_decoder(
+        &self,
+        facts: &Facts<'_>,
+        visit: &mut impl FnMut(&str, &ItemKind<'_>),
+    ) -> Result<Option<PayloadError>, Undecoded> {
         let data = facts.payload.unwrap_or_default();
         let bitness = facts.bitness.unwrap_or(Bitness::Bits64);
         Ok(match self {
             Self::Schema(schema) => walk_fields(&schema.fields, data, bitness, visit),
-            // Most kernel events (a CPU trace's samples) are a few fixed-size values.
             Self::Kernel(event) => {
-                let fixed = event.for_each_fixed_field(data, bitness, |field, value| {
-                    visit(field.name, &ItemKind::Value(value));
-                });
-                if fixed {
-                    None
-                } else {
-                    walk_fields(&event.fields_for(data.len(), bitness), data, bitness, visit)
-                }
+                walk_fields(&event.fields_for(data.len(), bitness), data, bitness, visit)
             }
             Self::TraceLogging { event, .. } => {
                 walk_fields(&tracelogging_fields(event)?, data, bitness, visit)

@@ -223,9 +223,11 @@ pub enum SchemaKey {
     },
 }
 
-/// Hashed as three words (the GUID's two halves, then the kind and the numbers), for the
-/// lookup made for every event of a trace: derived, the hash took a step for each part of the
-/// GUID, its length and each number, one after another.
+/// Hashed as one word (the GUID's two halves and the kind and numbers folded together), for
+/// the lookup made for every event of a trace: derived, the hash took a step for each part of
+/// the GUID, its length and each number, one after another, each waiting on the one before.
+/// Equal keys fold to equal words; keys that differ only where the fold cancels out share a
+/// bucket and are told apart by their comparison.
 impl core::hash::Hash for SchemaKey {
     #[inline(always)]
     fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
@@ -244,8 +246,12 @@ impl core::hash::Hash for SchemaKey {
                 1 << 32 | u64::from(event_type) << 8 | u64::from(version),
             ),
         };
-        state.write_u128(u128::from_le_bytes(guid.to_bytes_le()));
-        state.write_u64(rest);
+        let guid = u128::from_le_bytes(guid.to_bytes_le());
+        // The low half of the GUID (`Data1` to `Data3`) differs between providers; the high
+        // half (`Data4`) is folded in too; the numbers stay in the low bits, which the
+        // multiplying hash spreads upwards into the bits the table reads.
+        let (low, high) = (guid as u64, (guid >> 64) as u64);
+        state.write_u64(low.rotate_left(32) ^ high ^ rest);
     }
 }
 

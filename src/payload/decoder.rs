@@ -1292,11 +1292,14 @@ fn first_nul(bytes: &[u8], unit: usize) -> Option<usize> {
         let word = u64::from_le_bytes(*word);
         word.wrapping_sub(ones) & !word & tops
     };
-    // The first zero lane of a word that has one, as a byte offset in it.
+    // The first zero lane of a word that has one, as a byte offset in it: the byte of the
+    // lowest marked top bit, rounded down to the lane's first (a shift and a mask, where a
+    // division by the lane's width took tens of cycles).
+    let lane_mask = !unit.saturating_sub(1);
     let lane_offset = |zero: u64| {
-        let lane_bits = 8u32.saturating_mul(u32::try_from(unit).unwrap_or(1));
-        let lane = zero.trailing_zeros().checked_div(lane_bits)?;
-        usize::try_from(lane).ok()?.checked_mul(unit)
+        usize::try_from(zero.trailing_zeros() >> 3)
+            .ok()
+            .map(|byte| byte & lane_mask)
     };
     let mut pairs = bytes.chunks_exact(16);
     let mut start = 0usize;
