@@ -319,6 +319,10 @@ pub struct PayloadDecoder<'s, 'd, N> {
     /// overwritten first.
     recent: Lazy<(u16, usize), RECENT>,
     recent_next: usize,
+    /// The fields before this index are kept in `recent`: those at or after the last field
+    /// whose count or length names a field can never be named before they are read (most
+    /// events' fields name none, and keep nothing).
+    remember_before: usize,
     /// Array elements still allowed (see [`PayloadErrorKind::ItemLimit`]).
     items_left: usize,
     failed: bool,
@@ -337,6 +341,13 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
             frames: Lazy::new(),
             recent: Lazy::new(),
             recent_next: 0,
+            remember_before: fields
+                .iter()
+                .rposition(|field| {
+                    matches!(field.count, Count::FromField(_))
+                        || matches!(field.length, Length::FromField(_))
+                })
+                .unwrap_or(0),
             items_left: data.len().saturating_mul(8).max(1 << 16),
             failed: false,
         }
@@ -534,6 +545,9 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
     /// length name it (the value is read again then: most events name none).
     #[inline(always)]
     fn remember(&mut self, field: usize, start: usize) {
+        if field >= self.remember_before {
+            return;
+        }
         let Ok(field) = u16::try_from(field) else {
             return;
         };
