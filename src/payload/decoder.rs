@@ -419,7 +419,7 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
                     }
                     // A structure has no fixed size: it is never read here.
                     if let Some((value, end)) = fixed_value(field.in_type, data, at, pointer_size) {
-                        if field.in_type.is_integer() {
+                        if index < self.remember_before && field.in_type.is_integer() {
                             self.remember(index, at);
                         }
                         let item = item_of_value(field, index, None, data, at, end, value);
@@ -542,12 +542,10 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
     }
 
     /// Keeps where the integer field at `field` starts in the data, should a later count or
-    /// length name it (the value is read again then: most events name none).
+    /// length name it (the value is read again then). Its callers ask only for fields before
+    /// `remember_before`, checked first (the cheaper test, and false for most events).
     #[inline(always)]
     fn remember(&mut self, field: usize, start: usize) {
-        if field >= self.remember_before {
-            return;
-        }
         let Ok(field) = u16::try_from(field) else {
             return;
         };
@@ -885,7 +883,7 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
         let start = self.at;
         match self.value(field) {
             Ok(value) => {
-                if element.is_none() && field.in_type.is_integer() {
+                if element.is_none() && index < self.remember_before && field.in_type.is_integer() {
                     self.remember(index, start);
                 }
                 Ok(item_of_value(
