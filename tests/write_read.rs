@@ -291,14 +291,22 @@ fn run(bitness: Bitness, plan: &[Planned]) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// How many events a plan holds at most: under Miri (the big-endian lane, where what is checked
+/// is the byte order of what is written and read, which a few events show) fewer.
+const MAX_PLANNED: usize = if cfg!(miri) { 10 } else { 40 };
+
 proptest! {
     #[test]
-    fn written_events_read_back_identical_64(plan in prop::collection::vec(planned(), 0..40)) {
+    fn written_events_read_back_identical_64(
+        plan in prop::collection::vec(planned(), 0..MAX_PLANNED)
+    ) {
         run(Bitness::Bits64, &plan)?;
     }
 
     #[test]
-    fn written_events_read_back_identical_32(plan in prop::collection::vec(planned(), 0..40)) {
+    fn written_events_read_back_identical_32(
+        plan in prop::collection::vec(planned(), 0..MAX_PLANNED)
+    ) {
         run(Bitness::Bits32, &plan)?;
     }
 }
