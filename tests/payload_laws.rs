@@ -517,6 +517,54 @@ fn counts_from_the_sixteen_latest_integer_fields() {
     );
 }
 
+/// Items, errors and the end of a walk, each as `{:?}` shows it.
+fn listed_debug(decoder: PayloadDecoder<'_, '_, &str>) -> (Vec<String>, usize, bool) {
+    let mut decoder = decoder;
+    let items = decoder.by_ref().map(|item| format!("{item:?}")).collect();
+    (items, decoder.offset(), decoder.failed())
+}
+
+proptest! {
+    /// The integers a walk keeps for counts and lengths stop at the last field whose count or
+    /// length names one (`last_reference`): random flat schemas of integers, strings and
+    /// arrays whose counts and lengths name random fields (earlier, later, not integers), over
+    /// random bytes, walk the same as when every integer is kept.
+    #[test]
+    fn keeping_integers_up_to_the_last_reference_changes_no_walk(
+        seed in any::<u64>(),
+        data in prop::collection::vec(0u8..6, 0..48),
+    ) {
+        let mut rng = Rng(seed);
+        let len = 1 + rng.below(24) as usize;
+        let fields: Vec<FieldSchema<&str>> = (0..len)
+            .map(|_| {
+                let names = rng.below(len as u64) as u16;
+                match rng.below(6) {
+                    0 => FieldSchema::new("u8", InType::UINT8),
+                    1 => FieldSchema::new("u16", InType::UINT16),
+                    2 => FieldSchema::new("text", InType::ANSI_STRING)
+                        .with_length(Length::FromField(names)),
+                    3 => FieldSchema::new("array", InType::UINT8)
+                        .with_count(Count::FromField(names)),
+                    4 => FieldSchema::new("binary", InType::BINARY)
+                        .with_length(Length::FromField(names)),
+                    _ => FieldSchema::new("ptr", InType::POINTER),
+                }
+            })
+            .collect();
+        let bound = etw_classic::payload::last_reference(&fields);
+        let names_a_field = |field: &FieldSchema<&str>| {
+            matches!(field.count, Count::FromField(_))
+                || matches!(field.length, Length::FromField(_))
+        };
+        let after = fields.get(bound + 1..).unwrap_or_default();
+        prop_assert!(!after.iter().any(names_a_field), "a reference after {}", bound);
+        let every = PayloadDecoder::with_last_reference(&fields, &data, Bitness::Bits32, len);
+        let bounded = PayloadDecoder::new(&fields, &data, Bitness::Bits32);
+        prop_assert_eq!(listed_debug(bounded), listed_debug(every));
+    }
+}
+
 /// Counts and lengths taken from earlier fields, as manifests and MOF classes give them: a
 /// UTF-16 string of `Length` characters and an array of `Count` GUIDs.
 #[test]

@@ -201,9 +201,10 @@ impl Census {
             match walked {
                 Ok((found, walked)) => {
                     let (key, kernel) = match found {
-                        Identified::Schema(schema) => {
-                            (RowKey::Registry(std::ptr::from_ref(*schema).addr()), None)
-                        }
+                        Identified::Schema(schema) => (
+                            RowKey::Registry(std::ptr::from_ref(schema.schema()).addr()),
+                            None,
+                        ),
                         Identified::Kernel(event) => (
                             RowKey::Kernel(event.class, event.event_type, event.version),
                             Some(*event),

@@ -143,7 +143,7 @@ impl<'e, 'r> DecodedEvent<'e, 'r> {
         let data = facts.payload.unwrap_or_default();
         let bitness = facts.bitness.unwrap_or(Bitness::Bits64);
         let fields = match identified {
-            Identified::Schema(schema) => FieldSet::Schema(schema),
+            Identified::Schema(schema) => FieldSet::Schema(schema.schema()),
             Identified::Kernel(event) => FieldSet::Kernel(event.fields_for(data.len(), bitness)),
             Identified::TraceLogging { event, .. } => {
                 FieldSet::TraceLogging(tracelogging_fields(event)?)

@@ -48,5 +48,7 @@ pub mod sink;
 #[cfg(feature = "arrow")]
 pub use arrow::EventColumns;
 pub use event::DecodedEvent;
-pub use registry::{Checked, Decoded, Description, Identified, Registry, SchemaFile, Undecoded};
+pub use registry::{
+    Checked, Decoded, Description, FoundSchema, Identified, Registry, SchemaFile, Undecoded,
+};
 pub use schema::{EventSchema, MapKind, Name, SchemaKey, SchemaOrigin, SchemaSource, ValueMap};

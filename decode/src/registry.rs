@@ -204,11 +204,11 @@ pub struct Decoded {
 /// The schemas a trace's events are decoded with.
 #[derive(Debug, Default)]
 pub struct Registry {
-    schemas: HashMap<SchemaKey, Arc<EventSchema>>,
+    schemas: HashMap<SchemaKey, Known>,
     /// Classic schemas that hold for every version of their event type: MOF classes without
     /// an `EventVersion` ("the latest version", Microsoft's MOF documentation), keyed by
     /// (class GUID, event type).
-    any_version: HashMap<(Guid, u8), Arc<EventSchema>>,
+    any_version: HashMap<(Guid, u8), Known>,
     processes: HashMap<u32, Name>,
     /// Thread names the kernel's `Thread` events gave, by thread id.
     threads: HashMap<u32, Name>,
@@ -221,6 +221,61 @@ pub struct Registry {
     reassembly: ManifestReassembly,
     /// What the trace's own descriptions could not give: each with its place.
     problems: Vec<String>,
+}
+
+/// A schema of the registry, with what walking an event with it needs, worked out when it was
+/// added rather than for each event.
+#[derive(Clone, Debug)]
+struct Known {
+    schema: Arc<EventSchema>,
+    /// [`payload::last_reference`] of its fields.
+    last_reference: usize,
+}
+
+impl Known {
+    fn new(schema: Arc<EventSchema>) -> Self {
+        let last_reference = payload::last_reference(&schema.fields);
+        Self {
+            schema,
+            last_reference,
+        }
+    }
+
+    fn found(&self) -> FoundSchema<'_> {
+        FoundSchema {
+            schema: &self.schema,
+            last_reference: self.last_reference,
+        }
+    }
+}
+
+/// A schema of the registry as [`Registry::identify`] found it: the [`EventSchema`] (which it
+/// dereferences to), and what walking an event with it needs, worked out when it was added.
+#[derive(Clone, Copy, Debug)]
+pub struct FoundSchema<'r> {
+    schema: &'r EventSchema,
+    last_reference: usize,
+}
+
+impl<'r> FoundSchema<'r> {
+    /// The schema.
+    pub const fn schema(&self) -> &'r EventSchema {
+        self.schema
+    }
+
+    /// The walk of `data` with the schema's fields.
+    #[inline(always)]
+    fn decoder<'d>(&self, data: &'d [u8], bitness: Bitness) -> PayloadDecoder<'r, 'd, Name> {
+        PayloadDecoder::with_last_reference(&self.schema.fields, data, bitness, self.last_reference)
+    }
+}
+
+impl std::ops::Deref for FoundSchema<'_> {
+    type Target = EventSchema;
+
+    fn deref(&self) -> &EventSchema {
+        self.schema
+    }
 }
 
 /// At most how many problems learning keeps (the rest are counted, not kept).
@@ -267,11 +322,13 @@ impl Registry {
     /// says whether it was added.
     pub fn insert(&mut self, key: SchemaKey, schema: Arc<EventSchema>) -> bool {
         match self.schemas.get(&key) {
-            Some(known) if precedence(known.origin.source) > precedence(schema.origin.source) => {
+            Some(known)
+                if precedence(known.schema.origin.source) > precedence(schema.origin.source) =>
+            {
                 false
             }
             _ => {
-                self.schemas.insert(key, schema);
+                self.schemas.insert(key, Known::new(schema));
                 true
             }
         }
@@ -279,8 +336,14 @@ impl Registry {
 
     /// The schema under `key`; for a classic key with no schema of its version, the schema of
     /// its event type that holds for every version.
-    #[inline(always)]
+    #[inline]
     pub fn get(&self, key: &SchemaKey) -> Option<&Arc<EventSchema>> {
+        self.known(key).map(|known| &known.schema)
+    }
+
+    /// [`get`](Self::get), with what the walk needs.
+    #[inline(always)]
+    fn known(&self, key: &SchemaKey) -> Option<&Known> {
         self.schemas.get(key).or_else(|| match *key {
             SchemaKey::Classic {
                 class, event_type, ..
@@ -340,7 +403,8 @@ impl Registry {
                 // A version no header can carry (Class.Version is one byte) describes nothing.
                 Some(Err(_)) => {}
                 None => {
-                    self.any_version.insert((key.guid, key.event_type), schema);
+                    self.any_version
+                        .insert((key.guid, key.event_type), Known::new(schema));
                     added += 1;
                 }
             }
@@ -474,14 +538,16 @@ impl Registry {
 
     /// Every schema and its key, in no particular order.
     pub fn schemas(&self) -> impl Iterator<Item = (&SchemaKey, &Arc<EventSchema>)> {
-        self.schemas.iter()
+        self.schemas.iter().map(|(key, known)| (key, &known.schema))
     }
 
     /// The classic schemas that hold for every version of their event type (MOF classes
     /// without an `EventVersion`), each with its event class GUID and event type, in no
     /// particular order.
     pub fn any_version_schemas(&self) -> impl Iterator<Item = ((Guid, u8), &Arc<EventSchema>)> {
-        self.any_version.iter().map(|(key, schema)| (*key, schema))
+        self.any_version
+            .iter()
+            .map(|(key, known)| (*key, &known.schema))
     }
 
     /// Names process `pid` (the image file name without folder or extension).
@@ -529,8 +595,8 @@ impl Registry {
             };
         }
         let key = SchemaKey::of(facts).ok_or(Undecoded::NotDescribable)?;
-        if let Some(schema) = self.get(&key) {
-            return Ok(Identified::Schema(schema));
+        if let Some(known) = self.known(&key) {
+            return Ok(Identified::Schema(known.found()));
         }
         if let Some(description) = self.description(facts) {
             return Ok(Identified::Description(description));
@@ -660,12 +726,15 @@ impl Registry {
         match crate::event_info::value_map(data, place) {
             Ok((provider, map)) => {
                 let map = Arc::new(map);
-                for (key, schema) in &mut self.schemas {
+                for (key, known) in &mut self.schemas {
                     let SchemaKey::Descriptor { provider: of, .. } = key else {
                         continue;
                     };
-                    if *of == provider && schema.origin.source == SchemaSource::EventInfo {
-                        crate::event_info::attach_map(Arc::make_mut(schema), &map);
+                    if *of == provider && known.schema.origin.source == SchemaSource::EventInfo {
+                        crate::event_info::attach_map(Arc::make_mut(&mut known.schema), &map);
+                        // A map leaves the counts and lengths as they were; worked out again
+                        // all the same, since the schema changed.
+                        known.last_reference = payload::last_reference(&known.schema.fields);
                     }
                 }
                 self.maps.insert((provider, Arc::clone(&map.name)), map);
@@ -809,9 +878,17 @@ fn walk_fields<N: AsRef<str>>(
     bitness: Bitness,
     visit: &mut impl FnMut(&str, &ItemKind<'_>),
 ) -> Option<PayloadError> {
+    walk_items(PayloadDecoder::new(fields, data, bitness), visit)
+}
+
+/// Every item of `decoder`'s walk handed to `visit` by name; the error that ended it, if any.
+fn walk_items<N: AsRef<str>>(
+    decoder: PayloadDecoder<'_, '_, N>,
+    visit: &mut impl FnMut(&str, &ItemKind<'_>),
+) -> Option<PayloadError> {
     let mut failure = None;
     // The walk ends at its first error: nothing comes after it.
-    PayloadDecoder::new(fields, data, bitness).for_each(|item| match item {
+    decoder.for_each(|item| match item {
         Ok(item) => {
             // `visit` is handed a copy of the kind, not a reference into the item: a visitor
             // the compiler cannot see through (one that keeps the reference, or `black_box`)
@@ -852,7 +929,7 @@ impl std::fmt::Display for EventNameParts<'_> {
 #[derive(Clone, Copy, Debug)]
 pub enum Identified<'r, 'e> {
     /// A schema of the registry (a manifest, MOF, an EventSource manifest, `EventInfo`).
-    Schema(&'r EventSchema),
+    Schema(FoundSchema<'r>),
     /// A kernel class built in.
     Kernel(&'static KernelEvent),
     /// An event that is itself a description: names, but no fields
@@ -954,7 +1031,7 @@ impl Identified<'_, '_> {
         let data = facts.payload.unwrap_or_default();
         let bitness = facts.bitness.unwrap_or(Bitness::Bits64);
         Ok(match self {
-            Self::Schema(schema) => walk_fields(&schema.fields, data, bitness, visit),
+            Self::Schema(schema) => walk_items(schema.decoder(data, bitness), visit),
             // Most kernel events (a CPU trace's samples) are a few fixed-size values.
             Self::Kernel(event) => {
                 let fixed = event.for_each_fixed_field(data, bitness, |field, value| {

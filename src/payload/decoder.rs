@@ -332,6 +332,20 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
     /// The walk over `data` with `fields`, pointers and `SIZE_T`s being as wide as `bitness`
     /// says (the event header's 64-bit flag, or the logfile header's `PointerSize`).
     pub fn new(fields: &'s [FieldSchema<N>], data: &'d [u8], bitness: Bitness) -> Self {
+        Self::with_last_reference(fields, data, bitness, last_reference(fields))
+    }
+
+    /// [`new`](Self::new), with [`last_reference`]`(fields)` worked out beforehand, once for a
+    /// schema rather than for each event. The walk keeps where the integers before that field
+    /// start, for the counts and lengths that name them: a larger value decodes the same,
+    /// keeping more; a smaller one loses the integers a count or length after it names, which
+    /// then fails with [`PayloadErrorKind::MissingReference`].
+    pub fn with_last_reference(
+        fields: &'s [FieldSchema<N>],
+        data: &'d [u8],
+        bitness: Bitness,
+        last_reference: usize,
+    ) -> Self {
         Self {
             fields,
             data,
@@ -341,13 +355,7 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
             frames: Lazy::new(),
             recent: Lazy::new(),
             recent_next: 0,
-            remember_before: fields
-                .iter()
-                .rposition(|field| {
-                    matches!(field.count, Count::FromField(_))
-                        || matches!(field.length, Length::FromField(_))
-                })
-                .unwrap_or(0),
+            remember_before: last_reference,
             items_left: data.len().saturating_mul(8).max(1 << 16),
             failed: false,
         }
@@ -1128,6 +1136,36 @@ impl<'s, 'd, N> ElementRun<'s, 'd, N> {
         }
         acc
     }
+}
+
+/// The index of the last of `fields` whose count or length is the value of a field, 0 when none
+/// is: a walk keeps where the integers before it start, for the counts and lengths that name
+/// them (a field at or after it can never be named before it is read). Worked out once for a
+/// schema, it is handed to [`PayloadDecoder::with_last_reference`] for each event rather than
+/// found again.
+///
+/// ```
+/// use etw_classic::payload::{last_reference, Count, FieldSchema, InType};
+///
+/// let mut fields = [
+///     FieldSchema::new("FrameCount", InType::UINT32),
+///     FieldSchema::new("Stack", InType::POINTER),
+///     FieldSchema::new("Flags", InType::UINT32),
+/// ];
+/// assert_eq!(last_reference(&fields), 0);
+/// fields[1].count = Count::FromField(0);
+/// assert_eq!(last_reference(&fields), 1);
+/// ```
+pub const fn last_reference<N>(fields: &[FieldSchema<N>]) -> usize {
+    let mut rest = fields;
+    while let [before @ .., last] = rest {
+        if matches!(last.count, Count::FromField(_)) || matches!(last.length, Length::FromField(_))
+        {
+            return before.len();
+        }
+        rest = before;
+    }
+    0
 }
 
 /// How many bytes a pointer or a `SIZE_T` takes on a logger of `bitness`.

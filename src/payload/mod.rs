@@ -27,7 +27,8 @@ pub(crate) mod types;
 pub(crate) mod value;
 
 pub use decoder::{
-    Item, ItemKind, NamedPayloadError, PayloadDecoder, PayloadError, PayloadErrorKind,
+    last_reference, Item, ItemKind, NamedPayloadError, PayloadDecoder, PayloadError,
+    PayloadErrorKind,
 };
 pub use event_info::{
     DecodingSource, EventInfo, EventInfoError, EventInfoErrorKind, EventMapInfo, InfoStructure,
