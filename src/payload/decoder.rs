@@ -427,9 +427,7 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
                     }
                     // A structure has no fixed size: it is never read here.
                     if let Some((value, end)) = fixed_value(field.in_type, data, at, pointer_size) {
-                        if index < self.remember_before && field.in_type.is_integer() {
-                            self.remember(index, at);
-                        }
+                        self.remember(index, field, at);
                         let item = item_of_value(field, index, None, data, at, end, value);
                         (at, index) = (end, index.saturating_add(1));
                         acc = f(acc, Ok(item));
@@ -549,12 +547,15 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
         }
     }
 
-    /// Keeps where the integer field at `field` starts in the data, should a later count or
-    /// length name it (the value is read again then). Its callers ask only for fields before
-    /// `remember_before`, checked first (the cheaper test, and false for most events).
+    /// Keeps where `field`, at `index`, starts in the data when it is an integer a later count
+    /// or length may name (the value is read again then): one before `remember_before`,
+    /// tested first (the cheaper test, and false for most events' every field).
     #[inline(always)]
-    fn remember(&mut self, field: usize, start: usize) {
-        let Ok(field) = u16::try_from(field) else {
+    fn remember(&mut self, index: usize, field: &FieldSchema<N>, start: usize) {
+        if index >= self.remember_before || !field.in_type.is_integer() {
+            return;
+        }
+        let Ok(field) = u16::try_from(index) else {
             return;
         };
         // Filled in order first; once full, the oldest (at `recent_next`) is overwritten.
@@ -891,8 +892,8 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
         let start = self.at;
         match self.value(field) {
             Ok(value) => {
-                if element.is_none() && index < self.remember_before && field.in_type.is_integer() {
-                    self.remember(index, start);
+                if element.is_none() {
+                    self.remember(index, field, start);
                 }
                 Ok(item_of_value(
                     field, index, element, self.data, start, self.at, value,
