@@ -426,10 +426,12 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
                         break;
                     }
                     // A structure has no fixed size: it is never read here.
-                    if let Some((value, end)) = fixed_value(field.in_type, data, at, pointer_size) {
+                    if let Some((value, bytes)) = fixed_value(field.in_type, data, at, pointer_size)
+                    {
                         self.remember(index, field, at);
-                        let item = item_of_value(field, index, None, data, at, end, value);
-                        (at, index) = (end, index.saturating_add(1));
+                        let item = item_of_value(field, index, None, at, bytes, value);
+                        // Below `fields.len()`, so no overflow.
+                        (at, index) = (past(at, bytes), index.wrapping_add(1));
                         acc = f(acc, Ok(item));
                         continue;
                     }
@@ -483,15 +485,14 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
                         _ => acc,
                     };
                     while element < run_end {
-                        let Some((value, end)) =
+                        let Some((value, bytes)) =
                             fixed_value(values.in_type, data, at, pointer_size)
                         else {
                             break;
                         };
-                        let item =
-                            item_of_value(values, field, Some(element), data, at, end, value);
+                        let item = item_of_value(values, field, Some(element), at, bytes, value);
                         // Below `run_end`, so no overflow.
-                        (at, element) = (end, element.saturating_add(1));
+                        (at, element) = (past(at, bytes), element.saturating_add(1));
                         acc = f(acc, Ok(item));
                     }
                     self.at = at;
@@ -895,9 +896,8 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
                 if element.is_none() {
                     self.remember(index, field, start);
                 }
-                Ok(item_of_value(
-                    field, index, element, self.data, start, self.at, value,
-                ))
+                let bytes = self.data.get(start..self.at).unwrap_or_default();
+                Ok(item_of_value(field, index, element, start, bytes, value))
             }
             Err(kind) => {
                 // The error's offset is where the value starts, not where reading it stopped.
@@ -952,10 +952,10 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
     /// `LEN` bytes at the current offset, moving past them.
     #[inline(always)]
     fn fixed<const LEN: usize>(&mut self) -> Result<[u8; LEN], PayloadErrorKind> {
-        let (bytes, end) =
+        let (raw, bytes) =
             bytes_at::<LEN>(self.data, self.at).ok_or_else(|| self.too_short(LEN))?;
-        self.at = end;
-        Ok(bytes)
+        self.at = past(self.at, bytes);
+        Ok(raw)
     }
 
     #[cold]
@@ -970,27 +970,27 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
     /// first ([`fixed_value`]), then the others.
     #[inline(always)]
     fn value(&mut self, field: &FieldSchema<N>) -> Result<Value<'d>, PayloadErrorKind> {
-        if let Some((value, end)) =
+        if let Some((value, bytes)) =
             fixed_value(field.in_type, self.data, self.at, self.pointer_size)
         {
-            self.at = end;
+            self.at = past(self.at, bytes);
             return Ok(value);
         }
         Ok(match field.in_type {
             // Then the common case: a NUL-terminated string, its length the type's own.
             InType::UNICODE_STRING if field.length == Length::Natural => {
-                Value::Utf16(Utf16Str::from_le_bytes(self.until_nul(2)?))
+                Value::Utf16(Utf16Str::from_le_bytes(self.until_nul::<2>()?))
             }
             InType::ANSI_STRING if field.length == Length::Natural => {
-                Value::Ansi(self.until_nul(1)?)
+                Value::Ansi(self.until_nul::<1>()?)
             }
             InType::UNICODE_STRING => match self.sized_bytes(field, 2)? {
                 Some(bytes) => Value::Utf16(Utf16Str::split_nul_terminated(bytes).0),
-                None => Value::Utf16(Utf16Str::from_le_bytes(self.until_nul(2)?)),
+                None => Value::Utf16(Utf16Str::from_le_bytes(self.until_nul::<2>()?)),
             },
             InType::ANSI_STRING => match self.sized_bytes(field, 1)? {
                 Some(bytes) => Value::Ansi(before_nul(bytes)),
-                None => Value::Ansi(self.until_nul(1)?),
+                None => Value::Ansi(self.until_nul::<1>()?),
             },
             InType::BINARY => match self.sized_bytes(field, 1)? {
                 Some(bytes) => Value::Binary(bytes),
@@ -1076,15 +1076,15 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
         Ok(sid)
     }
 
-    /// The text of a NUL-terminated string of `unit`-byte characters, without its NUL;
+    /// The text of a NUL-terminated string of `UNIT`-byte characters, without its NUL;
     /// moves past the NUL.
-    fn until_nul(&mut self, unit: usize) -> Result<&'d [u8], PayloadErrorKind> {
+    fn until_nul<const UNIT: usize>(&mut self) -> Result<&'d [u8], PayloadErrorKind> {
         let rest = self.rest();
-        let Some((text, _)) = first_nul(rest, unit).and_then(|end| rest.split_at_checked(end))
+        let Some((text, _)) = first_nul::<UNIT>(rest).and_then(|end| rest.split_at_checked(end))
         else {
             return Err(PayloadErrorKind::Unterminated { left: rest.len() });
         };
-        self.at = self.at.saturating_add(text.len()).saturating_add(unit);
+        self.at = self.at.saturating_add(text.len()).saturating_add(UNIT);
         Ok(text)
     }
 }
@@ -1195,195 +1195,197 @@ pub(crate) fn for_each_fixed_value<'s, 'd, N>(
         if field.count != Count::One {
             return;
         }
-        let Some((value, end)) = fixed_value(field.in_type, data, at, pointer_size) else {
+        let Some((value, bytes)) = fixed_value(field.in_type, data, at, pointer_size) else {
             return;
         };
-        at = end;
+        at = past(at, bytes);
         visit(field, value);
     }
 }
 
-/// The item of `value`, read in place from `data[start..end]` for the field at `index`.
+/// The item of `value`, read in place from `bytes`, at `offset` in the data, for the field at
+/// `index`.
 #[inline(always)]
 fn item_of_value<'s, 'd, N>(
     field: &'s FieldSchema<N>,
     index: usize,
     element: Option<u32>,
-    data: &'d [u8],
-    start: usize,
-    end: usize,
+    offset: usize,
+    bytes: &'d [u8],
     value: Value<'d>,
 ) -> Item<'s, 'd, N> {
     Item {
         field,
         index: u16::try_from(index).unwrap_or(u16::MAX),
         element,
-        offset: start,
-        bytes: data.get(start..end).unwrap_or_default(),
+        offset,
+        bytes,
         kind: ItemKind::Value(value),
     }
 }
 
-/// `LEN` bytes at `at` in `data`, and the offset after them; `None` when they do not fit.
+/// The offset after `bytes`, read from the data at `at`: within the data, so no overflow.
 #[inline(always)]
-fn bytes_at<const LEN: usize>(data: &[u8], at: usize) -> Option<([u8; LEN], usize)> {
+const fn past(at: usize, bytes: &[u8]) -> usize {
+    at.wrapping_add(bytes.len())
+}
+
+/// `LEN` bytes at `at` in `data`, as a value and as the slice of `data` they are (an item's
+/// bytes, taken without checking the range again); `None` when they do not fit.
+#[inline(always)]
+fn bytes_at<const LEN: usize>(data: &[u8], at: usize) -> Option<([u8; LEN], &[u8])> {
     let bytes = data.get(at..)?.first_chunk::<LEN>()?;
-    // Within `data`, so at most its length: no overflow.
-    Some((*bytes, at.wrapping_add(LEN)))
+    Some((*bytes, bytes))
 }
 
 /// The value of a fixed-size in-type (each type [`InType::fixed_size`] gives a size) at `at`
-/// in `data`, and the offset after it; `None` for the other types, and for a value that does
-/// not fit. Pointers and `SIZE_T`s are `pointer_size` bytes.
+/// in `data`, and its bytes there; `None` for the other types, and for a value that does not
+/// fit. Pointers and `SIZE_T`s are `pointer_size` bytes.
 #[inline(always)]
 fn fixed_value(
     in_type: InType,
     data: &[u8],
     at: usize,
     pointer_size: u8,
-) -> Option<(Value<'_>, usize)> {
+) -> Option<(Value<'_>, &[u8])> {
     Some(match in_type {
-        InType::NULL => (Value::Null, at),
+        InType::NULL => (Value::Null, &[]),
         InType::INT8 => {
-            let (bytes, end) = bytes_at(data, at)?;
-            (Value::I8(i8::from_le_bytes(bytes)), end)
+            let (raw, bytes) = bytes_at(data, at)?;
+            (Value::I8(i8::from_le_bytes(raw)), bytes)
         }
         InType::UINT8 => {
-            let ([byte], end) = bytes_at(data, at)?;
-            (Value::U8(byte), end)
+            let ([byte], bytes) = bytes_at(data, at)?;
+            (Value::U8(byte), bytes)
         }
         InType::ANSI_CHAR => {
-            let ([byte], end) = bytes_at(data, at)?;
-            (Value::Char8(byte), end)
+            let ([byte], bytes) = bytes_at(data, at)?;
+            (Value::Char8(byte), bytes)
         }
         InType::INT16 => {
-            let (bytes, end) = bytes_at(data, at)?;
-            (Value::I16(i16::from_le_bytes(bytes)), end)
+            let (raw, bytes) = bytes_at(data, at)?;
+            (Value::I16(i16::from_le_bytes(raw)), bytes)
         }
         InType::UINT16 => {
-            let (bytes, end) = bytes_at(data, at)?;
-            (Value::U16(u16::from_le_bytes(bytes)), end)
+            let (raw, bytes) = bytes_at(data, at)?;
+            (Value::U16(u16::from_le_bytes(raw)), bytes)
         }
         InType::UNICODE_CHAR => {
-            let (bytes, end) = bytes_at(data, at)?;
-            (Value::Char16(u16::from_le_bytes(bytes)), end)
+            let (raw, bytes) = bytes_at(data, at)?;
+            (Value::Char16(u16::from_le_bytes(raw)), bytes)
         }
         InType::INT32 => {
-            let (bytes, end) = bytes_at(data, at)?;
-            (Value::I32(i32::from_le_bytes(bytes)), end)
+            let (raw, bytes) = bytes_at(data, at)?;
+            (Value::I32(i32::from_le_bytes(raw)), bytes)
         }
         InType::UINT32 => {
-            let (bytes, end) = bytes_at(data, at)?;
-            (Value::U32(u32::from_le_bytes(bytes)), end)
+            let (raw, bytes) = bytes_at(data, at)?;
+            (Value::U32(u32::from_le_bytes(raw)), bytes)
         }
         InType::HEXINT32 => {
-            let (bytes, end) = bytes_at(data, at)?;
-            (Value::HexInt32(u32::from_le_bytes(bytes)), end)
+            let (raw, bytes) = bytes_at(data, at)?;
+            (Value::HexInt32(u32::from_le_bytes(raw)), bytes)
         }
         InType::FLOAT => {
-            let (bytes, end) = bytes_at(data, at)?;
-            (Value::F32(f32::from_le_bytes(bytes)), end)
+            let (raw, bytes) = bytes_at(data, at)?;
+            (Value::F32(f32::from_le_bytes(raw)), bytes)
         }
         InType::BOOLEAN => {
-            let (bytes, end) = bytes_at(data, at)?;
-            (Value::Bool(u32::from_le_bytes(bytes)), end)
+            let (raw, bytes) = bytes_at(data, at)?;
+            (Value::Bool(u32::from_le_bytes(raw)), bytes)
         }
         InType::INT64 => {
-            let (bytes, end) = bytes_at(data, at)?;
-            (Value::I64(i64::from_le_bytes(bytes)), end)
+            let (raw, bytes) = bytes_at(data, at)?;
+            (Value::I64(i64::from_le_bytes(raw)), bytes)
         }
         InType::UINT64 => {
-            let (bytes, end) = bytes_at(data, at)?;
-            (Value::U64(u64::from_le_bytes(bytes)), end)
+            let (raw, bytes) = bytes_at(data, at)?;
+            (Value::U64(u64::from_le_bytes(raw)), bytes)
         }
         InType::HEXINT64 => {
-            let (bytes, end) = bytes_at(data, at)?;
-            (Value::HexInt64(u64::from_le_bytes(bytes)), end)
+            let (raw, bytes) = bytes_at(data, at)?;
+            (Value::HexInt64(u64::from_le_bytes(raw)), bytes)
         }
         InType::DOUBLE => {
-            let (bytes, end) = bytes_at(data, at)?;
-            (Value::F64(f64::from_le_bytes(bytes)), end)
+            let (raw, bytes) = bytes_at(data, at)?;
+            (Value::F64(f64::from_le_bytes(raw)), bytes)
         }
         InType::FILETIME => {
-            let (bytes, end) = bytes_at(data, at)?;
-            (Value::FileTime(u64::from_le_bytes(bytes)), end)
+            let (raw, bytes) = bytes_at(data, at)?;
+            (Value::FileTime(u64::from_le_bytes(raw)), bytes)
         }
         InType::POINTER | InType::SIZET if pointer_size == 4 => {
-            let (bytes, end) = bytes_at(data, at)?;
-            (Value::Pointer(u64::from(u32::from_le_bytes(bytes))), end)
+            let (raw, bytes) = bytes_at(data, at)?;
+            (Value::Pointer(u64::from(u32::from_le_bytes(raw))), bytes)
         }
         InType::POINTER | InType::SIZET => {
-            let (bytes, end) = bytes_at(data, at)?;
-            (Value::Pointer(u64::from_le_bytes(bytes)), end)
+            let (raw, bytes) = bytes_at(data, at)?;
+            (Value::Pointer(u64::from_le_bytes(raw)), bytes)
         }
         InType::GUID => {
-            let (bytes, end) = bytes_at(data, at)?;
-            (Value::Guid(Guid::from_bytes_le(bytes)), end)
+            let (raw, bytes) = bytes_at(data, at)?;
+            (Value::Guid(Guid::from_bytes_le(raw)), bytes)
         }
         InType::SYSTEMTIME => {
-            let (bytes, end) = bytes_at(data, at)?;
-            (Value::SystemTime(SystemTime::from_bytes(&bytes)), end)
+            let (raw, bytes) = bytes_at(data, at)?;
+            (Value::SystemTime(SystemTime::from_bytes(&raw)), bytes)
         }
         _ => return None,
     })
 }
 
-/// Where the first NUL character of `unit` bytes (1 or 2) starts in `bytes`, counting in whole
-/// characters from the start; sixteen bytes are looked at a time, as two words.
-fn first_nul(bytes: &[u8], unit: usize) -> Option<usize> {
+/// Where the first NUL character of `UNIT` bytes (1 or 2) starts in `bytes`, counting in whole
+/// characters from the start; 32 bytes are looked at a time, as four words.
+fn first_nul<const UNIT: usize>(bytes: &[u8]) -> Option<usize> {
     // A lane of a word is zero where subtracting 1 from it borrows into its top bit while the
     // lane's own top bit was clear; the lowest such lane is the first zero one (a borrow only
     // runs upwards from a zero lane, so lanes above it may be marked wrongly, never below).
-    let (ones, tops) = if unit == 2 {
+    let (ones, tops) = if UNIT == 2 {
         (0x0001_0001_0001_0001u64, 0x8000_8000_8000_8000u64)
     } else {
         (0x0101_0101_0101_0101u64, 0x8080_8080_8080_8080u64)
     };
-    let zero_lanes = |word: &[u8; 8]| {
-        let word = u64::from_le_bytes(*word);
+    let zero_lanes = |word: &[u8]| {
+        let word = u64::from_le_bytes(word.first_chunk::<8>().copied().unwrap_or([0xff; 8]));
         word.wrapping_sub(ones) & !word & tops
     };
     // The first zero lane of a word that has one, as a byte offset in it: the byte of the
     // lowest marked top bit, rounded down to the lane's first (a shift and a mask, where a
     // division by the lane's width took tens of cycles).
-    let lane_mask = !unit.saturating_sub(1);
     let lane_offset = |zero: u64| {
-        usize::try_from(zero.trailing_zeros() >> 3)
-            .ok()
-            .map(|byte| byte & lane_mask)
+        usize::try_from(zero.trailing_zeros() >> 3).unwrap_or(0) & !UNIT.wrapping_sub(1)
     };
-    let mut pairs = bytes.chunks_exact(16);
+    let mut blocks = bytes.chunks_exact(32);
+    // A multiple of 32 within `bytes`: adding to it does not overflow.
     let mut start = 0usize;
-    for pair in pairs.by_ref() {
-        let (Some(low), Some(high)) = (pair.first_chunk::<8>(), pair.last_chunk::<8>()) else {
-            break;
-        };
-        let (low, high) = (zero_lanes(low), zero_lanes(high));
-        if low | high != 0 {
-            return if low != 0 {
-                start.checked_add(lane_offset(low)?)
-            } else {
-                start.checked_add(8)?.checked_add(lane_offset(high)?)
-            };
+    for block in blocks.by_ref() {
+        let mut zeros = [0u64; 4];
+        for (zero, word) in zeros.iter_mut().zip(block.chunks_exact(8)) {
+            *zero = zero_lanes(word);
         }
-        start = start.saturating_add(16);
+        if zeros.iter().any(|zero| *zero != 0) {
+            let (word, zero) = zeros.into_iter().enumerate().find(|(_, zero)| *zero != 0)?;
+            return Some(
+                start
+                    .wrapping_add(word.wrapping_mul(8))
+                    .wrapping_add(lane_offset(zero)),
+            );
+        }
+        start = start.wrapping_add(32);
     }
-    let mut rest = pairs.remainder();
-    if let Some((word, after)) = rest.split_first_chunk::<8>() {
+    let mut words = blocks.remainder().chunks_exact(8);
+    for word in words.by_ref() {
         let zero = zero_lanes(word);
         if zero != 0 {
-            return start.checked_add(lane_offset(zero)?);
+            return Some(start.wrapping_add(lane_offset(zero)));
         }
-        (rest, start) = (after, start.saturating_add(8));
+        start = start.wrapping_add(8);
     }
-    let found = if unit == 2 {
-        rest.chunks_exact(2)
-            .position(|pair| matches!(pair, [0, 0]))
-            .and_then(|units| units.checked_mul(2))
-    } else {
-        rest.iter().position(|byte| *byte == 0)
-    };
-    start.checked_add(found?)
+    let found = words
+        .remainder()
+        .chunks_exact(UNIT)
+        .position(|character| character.iter().all(|byte| *byte == 0))?;
+    Some(start.wrapping_add(found.wrapping_mul(UNIT)))
 }
 
 impl<'s, 'd, N> Iterator for PayloadDecoder<'s, 'd, N> {
@@ -1430,17 +1432,22 @@ mod tests {
     /// and no other type: `PayloadDecoder::value` reads those types through it alone.
     #[test]
     fn fixed_value_reads_what_fixed_size_sizes() {
-        let data = [0x5au8; 32];
+        let data: [u8; 32] = core::array::from_fn(|at| u8::try_from(at).unwrap());
         for pointer_size in [4u8, 8] {
             // Every code TDH and TraceLogging define lies below 512.
             for code in (0..512).chain([0x7fff, 0x8000, u16::MAX]) {
                 let in_type = InType(code);
-                let read = fixed_value(in_type, &data, 3, pointer_size).map(|(_, end)| end - 3);
+                let read = fixed_value(in_type, &data, 3, pointer_size).map(|(_, bytes)| bytes);
                 let size = in_type.fixed_size(pointer_size).map(usize::from);
                 assert_eq!(
-                    read, size,
+                    read.map(<[u8]>::len),
+                    size,
                     "in-type {code}, pointers of {pointer_size} bytes"
                 );
+                // The value's bytes are the data's from where it starts.
+                if let (Some(bytes), Some(size)) = (read, size.filter(|size| *size > 0)) {
+                    assert_eq!(bytes, data.get(3..3 + size).unwrap(), "in-type {code}");
+                }
                 if let Some(size) = size.filter(|size| *size > 0) {
                     // One byte short: nothing read.
                     let short = data.get(..3 + size - 1).unwrap();
@@ -1461,7 +1468,9 @@ mod tests {
     #[test]
     fn first_nul_agrees_with_a_character_at_a_time() {
         // Bytes drawn mostly from the values that trip word-at-a-time scans: 0, 1, 0x80, 0xff
-        // and a NUL split across two characters.
+        // and a NUL split across two characters; up to 95 bytes, so that the scan meets up to
+        // two blocks of 32 bytes, then single words, then single characters. In half the
+        // rounds a zero byte is rare, so that a NUL is often far in, or missing.
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
         // Under Miri (the big-endian lane) a few hundred rounds: what it checks there is that
         // the words are read in the data's byte order, which any NUL past the first word shows.
@@ -1470,26 +1479,34 @@ mod tests {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
-            let len = usize::try_from(state % 40).unwrap();
-            let mut buffer = [0u8; 40];
-            for (at, byte) in buffer.iter_mut().enumerate().take(len) {
-                *byte = match (state >> (at % 60)) & 7 {
-                    0 | 1 => 0,
-                    2 => 1,
-                    3 => 0x80,
-                    4 => 0xff,
-                    5 => 0x01,
+            let len = usize::try_from(state % 96).unwrap();
+            let sparse = state >> 63 == 1;
+            let mut buffer = [0u8; 96];
+            let mut draws = state;
+            for byte in buffer.iter_mut().take(len) {
+                draws ^= draws << 13;
+                draws ^= draws >> 7;
+                draws ^= draws << 17;
+                *byte = match draws >> 60 {
+                    0 => 0,
+                    1 | 2 if !sparse => 0,
+                    3 | 4 => 1,
+                    5 | 6 => 0x80,
+                    7 | 8 => 0xff,
                     _ => 0x41,
                 };
             }
             let bytes = buffer.get(..len).unwrap();
-            for unit in [1, 2] {
-                assert_eq!(
-                    first_nul(bytes, unit),
-                    first_nul_by_character(bytes, unit),
-                    "{bytes:02x?} in units of {unit}"
-                );
-            }
+            assert_eq!(
+                first_nul::<1>(bytes),
+                first_nul_by_character(bytes, 1),
+                "{bytes:02x?} in units of 1"
+            );
+            assert_eq!(
+                first_nul::<2>(bytes),
+                first_nul_by_character(bytes, 2),
+                "{bytes:02x?} in units of 2"
+            );
         }
     }
 }
