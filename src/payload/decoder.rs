@@ -1335,7 +1335,7 @@ fn fixed_value(
 }
 
 /// Where the first NUL character of `UNIT` bytes (1 or 2) starts in `bytes`, counting in whole
-/// characters from the start; 32 bytes are looked at a time, as four words.
+/// characters from the start; sixteen bytes are looked at a time, as two words.
 fn first_nul<const UNIT: usize>(bytes: &[u8]) -> Option<usize> {
     // A lane of a word is zero where subtracting 1 from it borrows into its top bit while the
     // lane's own top bit was clear; the lowest such lane is the first zero one (a borrow only
@@ -1345,8 +1345,8 @@ fn first_nul<const UNIT: usize>(bytes: &[u8]) -> Option<usize> {
     } else {
         (0x0101_0101_0101_0101u64, 0x8080_8080_8080_8080u64)
     };
-    let zero_lanes = |word: &[u8]| {
-        let word = u64::from_le_bytes(word.first_chunk::<8>().copied().unwrap_or([0xff; 8]));
+    let zero_lanes = |word: &[u8; 8]| {
+        let word = u64::from_le_bytes(*word);
         word.wrapping_sub(ones) & !word & tops
     };
     // The first zero lane of a word that has one, as a byte offset in it: the byte of the
@@ -1355,34 +1355,32 @@ fn first_nul<const UNIT: usize>(bytes: &[u8]) -> Option<usize> {
     let lane_offset = |zero: u64| {
         usize::try_from(zero.trailing_zeros() >> 3).unwrap_or(0) & !UNIT.wrapping_sub(1)
     };
-    let mut blocks = bytes.chunks_exact(32);
-    // A multiple of 32 within `bytes`: adding to it does not overflow.
+    let mut pairs = bytes.chunks_exact(16);
+    // Within `bytes`, so adding to it does not overflow.
     let mut start = 0usize;
-    for block in blocks.by_ref() {
-        let mut zeros = [0u64; 4];
-        for (zero, word) in zeros.iter_mut().zip(block.chunks_exact(8)) {
-            *zero = zero_lanes(word);
+    for pair in pairs.by_ref() {
+        let (Some(low), Some(high)) = (pair.first_chunk::<8>(), pair.last_chunk::<8>()) else {
+            break;
+        };
+        let (low, high) = (zero_lanes(low), zero_lanes(high));
+        if low | high != 0 {
+            return Some(if low != 0 {
+                start.wrapping_add(lane_offset(low))
+            } else {
+                start.wrapping_add(8).wrapping_add(lane_offset(high))
+            });
         }
-        if zeros.iter().any(|zero| *zero != 0) {
-            let (word, zero) = zeros.into_iter().enumerate().find(|(_, zero)| *zero != 0)?;
-            return Some(
-                start
-                    .wrapping_add(word.wrapping_mul(8))
-                    .wrapping_add(lane_offset(zero)),
-            );
-        }
-        start = start.wrapping_add(32);
+        start = start.wrapping_add(16);
     }
-    let mut words = blocks.remainder().chunks_exact(8);
-    for word in words.by_ref() {
+    let mut rest = pairs.remainder();
+    if let Some((word, after)) = rest.split_first_chunk::<8>() {
         let zero = zero_lanes(word);
         if zero != 0 {
             return Some(start.wrapping_add(lane_offset(zero)));
         }
-        start = start.wrapping_add(8);
+        (rest, start) = (after, start.wrapping_add(8));
     }
-    let found = words
-        .remainder()
+    let found = rest
         .chunks_exact(UNIT)
         .position(|character| character.iter().all(|byte| *byte == 0))?;
     Some(start.wrapping_add(found.wrapping_mul(UNIT)))
@@ -1469,8 +1467,8 @@ mod tests {
     fn first_nul_agrees_with_a_character_at_a_time() {
         // Bytes drawn mostly from the values that trip word-at-a-time scans: 0, 1, 0x80, 0xff
         // and a NUL split across two characters; up to 95 bytes, so that the scan meets up to
-        // two blocks of 32 bytes, then single words, then single characters. In half the
-        // rounds a zero byte is rare, so that a NUL is often far in, or missing.
+        // five steps of sixteen bytes, then a word, then single characters. In half the rounds
+        // a zero byte is rare, so that a NUL is often far in, or missing.
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
         // Under Miri (the big-endian lane) a few hundred rounds: what it checks there is that
         // the words are read in the data's byte order, which any NUL past the first word shows.
