@@ -154,5 +154,8 @@ fuzz_target!(|input: &[u8]| {
             }
         }
     }
-    assert_eq!(stopped[0], stopped[1], "the stream stops where it stops, however it arrives");
+    assert_eq!(
+        stopped[0], stopped[1],
+        "the stream stops where it stops, however it arrives"
+    );
 });
