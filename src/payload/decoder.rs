@@ -439,7 +439,7 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
                         break;
                     }
                     (self.at, self.next) = (at, index.saturating_add(1));
-                    acc = f(acc, self.value_item(index, None, field));
+                    acc = f(acc, self.variable_value_item(index, None, field));
                     (at, index) = (self.at, self.next);
                 }
                 (self.at, self.next) = (at, index);
@@ -500,7 +500,7 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
                     self.items_left = self.items_left.saturating_sub(taken);
                     while element < len && self.items_left > 0 && !self.failed {
                         self.items_left = self.items_left.saturating_sub(1);
-                        let item = self.value_item(field, Some(element), values);
+                        let item = self.variable_value_item(field, Some(element), values);
                         // Below `len`, so no overflow.
                         element = element.saturating_add(1);
                         acc = f(acc, item);
@@ -890,8 +890,39 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
         element: Option<u32>,
         field: &'s FieldSchema<N>,
     ) -> Result<Item<'s, 'd, N>, PayloadError> {
+        self.item_of::<true>(index, element, field)
+    }
+
+    /// [`value_item`](Self::value_item) where [`fixed_value`] has just found no value:
+    /// [`variable_value`](Self::variable_value), rather than the dispatch on the in-type
+    /// again.
+    #[inline(always)]
+    fn variable_value_item(
+        &mut self,
+        index: usize,
+        element: Option<u32>,
+        field: &'s FieldSchema<N>,
+    ) -> Result<Item<'s, 'd, N>, PayloadError> {
+        self.item_of::<false>(index, element, field)
+    }
+
+    /// The item of the value of the field at `index`, moving past it: read by
+    /// [`value`](Self::value) when `FIXED_FIRST`, else by
+    /// [`variable_value`](Self::variable_value).
+    #[inline(always)]
+    fn item_of<const FIXED_FIRST: bool>(
+        &mut self,
+        index: usize,
+        element: Option<u32>,
+        field: &'s FieldSchema<N>,
+    ) -> Result<Item<'s, 'd, N>, PayloadError> {
         let start = self.at;
-        match self.value(field) {
+        let value = if FIXED_FIRST {
+            self.value(field)
+        } else {
+            self.variable_value(field)
+        };
+        match value {
             Ok(value) => {
                 if element.is_none() {
                     self.remember(index, field, start);
@@ -976,6 +1007,14 @@ impl<'s, 'd, N> PayloadDecoder<'s, 'd, N> {
             self.at = past(self.at, bytes);
             return Ok(value);
         }
+        self.variable_value(field)
+    }
+
+    /// Decodes one value of `field` at the current offset, moving past it, when
+    /// [`fixed_value`] has read none: a type of no fixed size, or the error of a fixed-size
+    /// value that does not fit.
+    #[inline(always)]
+    fn variable_value(&mut self, field: &FieldSchema<N>) -> Result<Value<'d>, PayloadErrorKind> {
         Ok(match field.in_type {
             // Then the common case: a NUL-terminated string, its length the type's own.
             InType::UNICODE_STRING if field.length == Length::Natural => {
