@@ -8,6 +8,19 @@
 //! Prints, for each, the best and the median time of a round, then the ratios of
 //! `decode_every_field` to the other two: of the best times, and the median of each round's
 //! ratio.
+//!
+//! `decode_cost --only WORK PASSES` runs only WORK (`summary`, `walk` or
+//! `decode_every_field`), PASSES times, after the registry is learned, for counting its
+//! instructions: under cachegrind, the difference between a run of 2 passes and a run of 1 is
+//! one pass alone (reading the file and learning the registry cancel out):
+//!
+//! ```sh
+//! cargo build --release -p etw-classic-decode --example decode_cost
+//! for passes in 1 2; do
+//!     valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
+//!         target/release/examples/decode_cost --only decode_every_field $passes
+//! done
+//! ```
 
 use std::hint::black_box;
 use std::process::ExitCode;
@@ -27,12 +40,45 @@ fn milliseconds(duration: Duration) -> f64 {
     duration.as_secs_f64() * 1e3
 }
 
+/// Runs `work` alone, `passes` times, for counting its instructions.
+fn only(work: &str, passes: &str) -> ExitCode {
+    let Ok(passes) = passes.parse::<u32>() else {
+        eprintln!("decode_cost: PASSES must be a whole number");
+        return ExitCode::FAILURE;
+    };
+    if !["summary", "walk", "decode_every_field"].contains(&work) {
+        eprintln!("decode_cost: WORK is summary, walk or decode_every_field, not {work}");
+        return ExitCode::FAILURE;
+    }
+    let Some(bytes) = trace() else {
+        return ExitCode::FAILURE;
+    };
+    let registry = learned(&bytes);
+    for _ in 0..passes {
+        match work {
+            "summary" => drop(black_box(summary(&bytes))),
+            "walk" => drop(black_box(walk(&bytes))),
+            _ => drop(black_box(decode_every_field(&bytes, &registry))),
+        }
+    }
+    println!("{work}: {passes} passes over net.4.5.2.x64.etl");
+    ExitCode::SUCCESS
+}
+
 fn main() -> ExitCode {
-    let rounds: usize = match std::env::args().nth(1).map(|rounds| rounds.parse()) {
-        None => 40,
-        Some(Ok(rounds)) if rounds > 0 => rounds,
-        Some(_) => {
-            eprintln!("decode_cost: ROUNDS must be a whole number above 0");
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let rounds: usize = match args.as_slice() {
+        [] => 40,
+        [only_flag, work, passes] if only_flag == "--only" => return only(work, passes),
+        [rounds] => match rounds.parse() {
+            Ok(rounds) if rounds > 0 => rounds,
+            _ => {
+                eprintln!("decode_cost: ROUNDS must be a whole number above 0");
+                return ExitCode::FAILURE;
+            }
+        },
+        _ => {
+            eprintln!("usage: decode_cost [ROUNDS] | decode_cost --only WORK PASSES");
             return ExitCode::FAILURE;
         }
     };
