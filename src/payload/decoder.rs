@@ -1509,8 +1509,8 @@ mod tests {
         // five steps of sixteen bytes, then a word, then single characters. In half the rounds
         // a zero byte is rare, so that a NUL is often far in, or missing.
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        // Under Miri (the big-endian lane) a few hundred rounds: what it checks there is that
-        // the words are read in the data's byte order, which any NUL past the first word shows.
+        // Under Miri a few hundred rounds: what it adds there is that the words are read in
+        // the data's byte order, which any NUL past the first word shows.
         let rounds = if cfg!(miri) { 300 } else { 200_000 };
         for _ in 0..rounds {
             state ^= state << 13;

@@ -28,7 +28,7 @@ pub fn traces_required() -> bool {
 /// When the trace cannot be read: `None`, with a `SKIPPED:` message on stderr; or, with
 /// `ETW_REQUIRE_TRACES=1`, a panic naming the path and the error.
 ///
-/// Under Miri (the suite runs there on a big-endian target) only the traces of at most
+/// Under Miri (`cargo +nightly miri test`) only the traces of at most
 /// [`MIRI_TRACE_LIMIT`] bytes are read: megabytes of decompression there take hours. The others
 /// give `None` with a `SKIPPED under Miri:` message, whatever `ETW_REQUIRE_TRACES` says.
 pub fn trace(name: &str) -> Option<Vec<u8>> {
