@@ -13,7 +13,10 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 
-if ! command -v qemu-s390x >/dev/null 2>&1 || ! command -v s390x-linux-gnu-gcc >/dev/null 2>&1; then
+# The emulator, the linker, and the C library it links against (which qemu-s390x also loads
+# the programs' libc from, with -L below).
+if ! command -v qemu-s390x >/dev/null 2>&1 || ! command -v s390x-linux-gnu-gcc >/dev/null 2>&1 ||
+    [ ! -e /usr/s390x-linux-gnu/lib/libc.so ]; then
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
         qemu-user gcc-s390x-linux-gnu libc6-dev-s390x-cross >/dev/null
